@@ -1,0 +1,54 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+#include <timing_wheel/version.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+
+// Everything lives in timing_wheel::v0; the inline namespace keeps two major versions linkable in one program.
+#define TIMING_WHEEL_NAMESPACE_BEGIN                                                                                   \
+  namespace timing_wheel {                                                                                             \
+  inline namespace v0 {
+#define TIMING_WHEEL_NAMESPACE_END                                                                                     \
+  }                                                                                                                    \
+  }
+
+// A broken invariant or a violated precondition (calling advance() from inside a callback, say). On unless NDEBUG
+// is defined; define TIMING_WHEEL_ASSERT yourself to route it elsewhere.
+#ifndef TIMING_WHEEL_ASSERT
+#ifdef NDEBUG
+#define TIMING_WHEEL_ASSERT(condition) static_cast<void>(0)
+#else
+#define TIMING_WHEEL_ASSERT(condition)                                                                                 \
+  ((condition) ? static_cast<void>(0) : ::timing_wheel::detail::assertion_failed(#condition, __FILE__, __LINE__))
+#endif
+#endif
+
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define TIMING_WHEEL_HAS_EXCEPTIONS 1
+#else
+#define TIMING_WHEEL_HAS_EXCEPTIONS 0
+#endif
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+
+[[noreturn]] inline void assertion_failed(const char* condition, const char* file, int line) noexcept {
+  std::fprintf(stderr, "timing_wheel: assertion failed: %s (%s:%d)\n", condition, file, line);
+  std::abort();
+}
+
+// Running out of memory or of handle space: throws, or aborts when exceptions are off.
+[[noreturn]] inline void throw_bad_alloc() {
+#if TIMING_WHEEL_HAS_EXCEPTIONS
+  throw std::bad_alloc();
+#else
+  std::fputs("timing_wheel: out of memory\n", stderr);
+  std::abort();
+#endif
+}
+
+}  // namespace detail
+TIMING_WHEEL_NAMESPACE_END

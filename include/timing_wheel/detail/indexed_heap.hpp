@@ -1,0 +1,133 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+#include <timing_wheel/timer_queue.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+
+// One timer in a heap: its due time, its insertion sequence number (equal due times leave in insertion order) and
+// its slab node. Entries carry their key so sifting compares without touching the nodes.
+struct heap_entry {
+  tick key;
+  std::uint64_t seq;
+  std::uint32_t node;
+};
+
+// A 4-ary min-heap on (key, seq) that reports every entry's position through `on_move(node, position)`, so that
+// a node can be found in O(1) and removed or re-keyed in O(log n). Four children per parent halve the depth of a
+// binary heap; their entries share a cache line or two.
+class indexed_heap {
+ public:
+  static constexpr std::size_t arity = 4;
+
+  [[nodiscard]] std::size_t size() const noexcept { return m_entries.size(); }
+  [[nodiscard]] bool empty() const noexcept { return m_entries.empty(); }
+  [[nodiscard]] const heap_entry& top() const noexcept { return m_entries.front(); }
+  [[nodiscard]] const heap_entry& at(std::size_t position) const noexcept { return m_entries[position]; }
+  void reserve(std::size_t n) { m_entries.reserve(n); }
+  void clear() noexcept { m_entries.clear(); }
+
+  /// Makes the next push() unable to throw; may throw bad_alloc itself, changing nothing.
+  void make_room() {
+    if (m_entries.size() == m_entries.capacity()) [[unlikely]] grow();
+  }
+
+  [[nodiscard]] std::uint64_t next_seq() noexcept { return m_seq++; }
+
+  /// Requires make_room() since the last push.
+  template <class OnMove>
+  void push(tick key, std::uint32_t node, OnMove&& on_move) noexcept {
+    m_entries.push_back(heap_entry{key, next_seq(), node});
+    sift_up(m_entries.size() - 1, on_move);
+  }
+
+  template <class OnMove>
+  void erase(std::size_t position, OnMove&& on_move) noexcept {
+    const std::size_t last = m_entries.size() - 1;
+    if (position != last) {
+      const heap_entry moved = m_entries[last];
+      m_entries.pop_back();
+      place_and_sift(position, moved, on_move);
+    } else {
+      m_entries.pop_back();
+    }
+  }
+
+  template <class OnMove>
+  void pop(OnMove&& on_move) noexcept {
+    erase(0, on_move);
+  }
+
+  /// Gives the entry at `position` a new key and a fresh sequence number: it counts as a new insertion.
+  template <class OnMove>
+  void rekey(std::size_t position, tick key, OnMove&& on_move) noexcept {
+    heap_entry entry = m_entries[position];
+    entry.key = key;
+    entry.seq = next_seq();
+    place_and_sift(position, entry, on_move);
+  }
+
+  [[nodiscard]] static bool before(const heap_entry& a, const heap_entry& b) noexcept {
+    return a.key < b.key || (a.key == b.key && a.seq < b.seq);
+  }
+
+ private:
+  [[gnu::cold]] void grow() { m_entries.reserve(std::max<std::size_t>(16, m_entries.capacity() * 2)); }
+
+  template <class OnMove>
+  void place_and_sift(std::size_t position, const heap_entry& entry, OnMove& on_move) noexcept {
+    m_entries[position] = entry;
+    if (position > 0 && before(entry, m_entries[(position - 1) / arity])) {
+      sift_up(position, on_move);
+    } else {
+      sift_down(position, on_move);
+    }
+  }
+
+  template <class OnMove>
+  void sift_up(std::size_t position, OnMove& on_move) noexcept {
+    const heap_entry entry = m_entries[position];
+    while (position > 0) {
+      const std::size_t parent = (position - 1) / arity;
+      if (!before(entry, m_entries[parent])) break;
+      m_entries[position] = m_entries[parent];
+      on_move(m_entries[position].node, position);
+      position = parent;
+    }
+    m_entries[position] = entry;
+    on_move(entry.node, position);
+  }
+
+  template <class OnMove>
+  void sift_down(std::size_t position, OnMove& on_move) noexcept {
+    const heap_entry entry = m_entries[position];
+    const std::size_t count = m_entries.size();
+    for (;;) {
+      const std::size_t first = position * arity + 1;
+      if (first >= count) break;
+      const std::size_t end = std::min(first + arity, count);
+      std::size_t best = first;
+      for (std::size_t child = first + 1; child < end; ++child) {
+        if (before(m_entries[child], m_entries[best])) best = child;
+      }
+      if (!before(m_entries[best], entry)) break;
+      m_entries[position] = m_entries[best];
+      on_move(m_entries[position].node, position);
+      position = best;
+    }
+    m_entries[position] = entry;
+    on_move(entry.node, position);
+  }
+
+  std::vector<heap_entry> m_entries;
+  std::uint64_t m_seq = 0;
+};
+
+}  // namespace detail
+TIMING_WHEEL_NAMESPACE_END

@@ -1,0 +1,178 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+#include <timing_wheel/detail/slab.hpp>
+#include <timing_wheel/timer_queue.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+
+// What every queue does the same way: handles, payload lifetime, the firing protocol, the callback guard.
+// Node requirements: those of slab, plus `tick deadline` and `payload_slot<T> payload`.
+template <class T, class Node>
+class queue_base {
+  static_assert(std::is_object_v<T> && !std::is_const_v<T> && std::is_nothrow_destructible_v<T>,
+                "the payload must be a non-const object type with a non-throwing destructor");
+  static_assert(std::is_move_constructible_v<T>, "the payload must be move-constructible (cancel returns it)");
+
+ public:
+  using value_type = T;
+
+  /// Returns: the current time. During a callback, the fire time being fired.
+  [[nodiscard]] tick now() const noexcept { return m_now; }
+  /// Returns: the number of pending timers (a timer whose callback is running is no longer pending).
+  [[nodiscard]] std::size_t size() const noexcept { return m_size; }
+  [[nodiscard]] bool empty() const noexcept { return m_size == 0; }
+  /// Returns: whether `handle` names a timer of this queue that has not fired, been cancelled or been cleared.
+  [[nodiscard]] bool pending(timer_handle handle) const noexcept {
+    return m_nodes.matches(handle.index, handle.generation);
+  }
+  /// Returns: the deadline the timer was scheduled with (not rounded), or nullopt if `handle` is not pending.
+  [[nodiscard]] std::optional<tick> expiry(timer_handle handle) const noexcept {
+    if (!pending(handle)) return std::nullopt;
+    return m_nodes[handle.index].deadline;
+  }
+  /// Returns: the payload in place, or nullptr if `handle` is not pending. Valid until the timer fires or is
+  /// cancelled.
+  [[nodiscard]] T* get(timer_handle handle) noexcept {
+    if (!pending(handle)) return nullptr;
+    return std::addressof(m_nodes[handle.index].payload.value);
+  }
+  [[nodiscard]] const T* get(timer_handle handle) const noexcept {
+    if (!pending(handle)) return nullptr;
+    return std::addressof(m_nodes[handle.index].payload.value);
+  }
+  /// Returns: how many timers the queue holds without allocating.
+  [[nodiscard]] std::size_t capacity() const noexcept { return m_nodes.capacity(); }
+
+  /// Test-only: ages a pending timer's slot so that the next reuses reach the generation wrap-around.
+  void set_generation_for_testing(timer_handle handle, std::uint32_t generation) noexcept {
+    TIMING_WHEEL_ASSERT(pending(handle) && slab<Node>::is_live(generation));
+    m_nodes.set_generation_for_testing(handle.index, generation);
+  }
+
+ protected:
+  explicit queue_base(tick start) noexcept : m_now(start) {}
+  queue_base(queue_base&& other) noexcept
+      : m_nodes(std::move(other.m_nodes)),
+        m_size(std::exchange(other.m_size, 0)),
+        m_now(other.m_now),
+        m_in_callback(false) {}
+  queue_base& operator=(queue_base&& other) noexcept {
+    if (this != &other) {
+      destroy_payloads();
+      m_nodes = std::move(other.m_nodes);
+      m_size = std::exchange(other.m_size, 0);
+      m_now = other.m_now;
+    }
+    return *this;
+  }
+  queue_base(const queue_base&) = delete;
+  queue_base& operator=(const queue_base&) = delete;
+  ~queue_base() { destroy_payloads(); }
+
+  [[nodiscard]] static timer_handle handle_of(std::uint32_t index, const Node& node) noexcept {
+    return timer_handle{index, node.generation};
+  }
+
+  /// A live node holding the payload. Strong guarantee: if allocation or the payload's constructor throws, the
+  /// queue is unchanged. The caller links it and counts it.
+  template <class... Args>
+  [[nodiscard]] std::uint32_t create_node(tick deadline, Args&&... args) {
+    const std::uint32_t index = m_nodes.acquire();
+    Node& node = m_nodes[index];
+#if TIMING_WHEEL_HAS_EXCEPTIONS
+    try {
+      ::new (static_cast<void*>(std::addressof(node.payload.value))) T(std::forward<Args>(args)...);
+    } catch (...) {
+      m_nodes.retire(index);
+      m_nodes.release(index);
+      throw;
+    }
+#else
+    ::new (static_cast<void*>(std::addressof(node.payload.value))) T(std::forward<Args>(args)...);
+#endif
+    node.deadline = deadline;
+    ++m_size;
+    return index;
+  }
+
+  /// Cancels a linked node: moves its payload out (if that throws, nothing changed), then `unlink(index)`, then
+  /// frees the node.
+  template <class Unlink>
+  [[nodiscard]] std::optional<T> cancel_node(std::uint32_t index, Unlink&& unlink) {
+    std::optional<T> value(std::in_place, std::move(m_nodes[index].payload.value));
+    unlink(index);
+    free_node(index);
+    return value;
+  }
+
+  /// Fires an unlinked node: the timer stops being pending, then the callback runs on the payload in place, then
+  /// the node is freed, whether the callback returns or throws.
+  template <class F>
+  void fire_node(std::uint32_t index, F& on_expire) {
+    m_nodes.retire(index);
+    --m_size;
+    struct release_on_exit {
+      queue_base& queue;
+      std::uint32_t index;
+      ~release_on_exit() {
+        std::destroy_at(std::addressof(queue.m_nodes[index].payload.value));
+        queue.m_nodes.release(index);
+        queue.m_in_callback = false;
+      }
+    } guard{*this, index};
+    Node& node = m_nodes[index];
+    m_in_callback = true;
+    std::invoke(on_expire, node.deadline, std::move(node.payload.value));
+  }
+
+  /// Destroys every pending payload and frees its node; the caller resets its own structure.
+  void destroy_payloads() noexcept {
+    m_nodes.for_each_live([this](std::uint32_t index) { free_node(index); });
+    m_size = 0;
+  }
+
+  // drain() for every queue: advance to the end of time handing each payload to f(deadline, T&&) or f(T&&), then
+  // put now() back (the queue is empty, so any now() is consistent).
+  template <class Queue, class F>
+  static void drain_through(Queue& queue, F& f) {
+    const tick start = queue.m_now;
+    queue.advance(UINT64_MAX, [&f](tick deadline, T&& value) {
+      if constexpr (std::is_invocable_v<F&, tick, T&&>) {
+        std::invoke(f, deadline, std::move(value));
+      } else {
+        std::invoke(f, std::move(value));
+      }
+    });
+    queue.m_now = start;
+  }
+
+  void assert_not_in_callback() const noexcept {
+    TIMING_WHEEL_ASSERT(!m_in_callback && "advance, drain and clear may not be called from a callback");
+  }
+
+  slab<Node> m_nodes;
+  std::size_t m_size = 0;
+  tick m_now;
+  bool m_in_callback = false;
+
+ private:
+  void free_node(std::uint32_t index) noexcept {
+    std::destroy_at(std::addressof(m_nodes[index].payload.value));
+    m_nodes.retire(index);
+    m_nodes.release(index);
+    --m_size;
+  }
+};
+
+}  // namespace detail
+TIMING_WHEEL_NAMESPACE_END

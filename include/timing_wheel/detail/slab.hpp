@@ -1,0 +1,172 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+#include <timing_wheel/detail/config.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <utility>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr std::uint32_t nil = UINT32_MAX;
+
+// Storage for a payload whose lifetime the node's owner manages by hand: a node exists before and after its payload.
+template <class T>
+union payload_slot {
+  payload_slot() noexcept {}
+  ~payload_slot() {}
+  payload_slot(const payload_slot&) = delete;
+  payload_slot& operator=(const payload_slot&) = delete;
+  T value;
+};
+
+// Nodes addressed by a 32-bit index, stored in chunks that never move (a callback may hold a payload while the slab
+// grows). Chunk k holds 2^(first_chunk_bits + k) nodes, so a small queue stays small and 2^32 indices need 27 chunks.
+//
+// Node requirements: default-constructible, trivially destructible apart from its payload_slot, with members
+// `std::uint32_t generation` and `std::uint32_t link` (the free-list link while the node is free).
+//
+// Generations: a free node's generation is even, a live one's odd. acquire() and retire() each add one, so a handle
+// (index, odd generation) stops matching the moment its timer is retired, and a default handle (generation 0) never
+// matches. A node whose generation wraps to 0 is never reused, so no stale handle can ever match a later timer.
+template <class Node>
+class slab {
+  static constexpr unsigned first_chunk_bits = 6;
+  static constexpr std::size_t max_chunks = 33 - first_chunk_bits;
+
+ public:
+  static constexpr std::size_t max_nodes = nil;  // index nil means "no node"
+
+  slab() noexcept = default;
+  slab(const slab&) = delete;
+  slab& operator=(const slab&) = delete;
+  slab(slab&& other) noexcept
+      : m_chunks(std::exchange(other.m_chunks, {})),
+        m_chunk_count(std::exchange(other.m_chunk_count, 0)),
+        m_capacity(std::exchange(other.m_capacity, 0)),
+        m_used(std::exchange(other.m_used, 0)),
+        m_free_head(std::exchange(other.m_free_head, nil)) {}
+  slab& operator=(slab&& other) noexcept {
+    if (this != &other) {
+      release_storage();
+      m_chunks = std::exchange(other.m_chunks, {});
+      m_chunk_count = std::exchange(other.m_chunk_count, 0);
+      m_capacity = std::exchange(other.m_capacity, 0);
+      m_used = std::exchange(other.m_used, 0);
+      m_free_head = std::exchange(other.m_free_head, nil);
+    }
+    return *this;
+  }
+  ~slab() { release_storage(); }
+
+  [[nodiscard]] Node& operator[](std::uint32_t index) noexcept {
+    const std::uint64_t shifted = std::uint64_t{index} + (std::uint64_t{1} << first_chunk_bits);
+    const auto chunk = static_cast<unsigned>(std::bit_width(shifted)) - 1 - first_chunk_bits;
+    return m_chunks[chunk][shifted - (std::uint64_t{1} << (chunk + first_chunk_bits))];
+  }
+  [[nodiscard]] const Node& operator[](std::uint32_t index) const noexcept {
+    return const_cast<slab&>(*this)[index];  // NOLINT(cppcoreguidelines-pro-type-const-cast): one lookup, two views
+  }
+
+  /// Nodes ever handed out (free or live); every index below it names a constructed node.
+  [[nodiscard]] std::uint32_t used() const noexcept { return m_used; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
+  [[nodiscard]] static bool is_live(std::uint32_t generation) noexcept { return (generation & 1U) != 0; }
+
+  /// True when `index` names a node whose generation is `generation` and that node is live.
+  [[nodiscard]] bool matches(std::uint32_t index, std::uint32_t generation) const noexcept {
+    return index < m_used && is_live(generation) && (*this)[index].generation == generation;
+  }
+
+  /// Returns a live node (odd generation). Strong guarantee: throws bad_alloc and changes nothing when storage or
+  /// index space runs out.
+  [[nodiscard]] std::uint32_t acquire() {
+    std::uint32_t index = m_free_head;
+    if (index != nil) {
+      m_free_head = (*this)[index].link;
+    } else {
+      if (m_used == m_capacity) grow(std::size_t{m_used} + 1);
+      index = m_used;
+      ::new (static_cast<void*>(&(*this)[index])) Node();
+      ++m_used;
+    }
+    ++(*this)[index].generation;
+    return index;
+  }
+
+  /// The node's timer is no longer pending: every handle to it goes stale. Its payload may still be in use.
+  void retire(std::uint32_t index) noexcept { ++(*this)[index].generation; }
+
+  /// Returns a retired node to the free list (unless its generation wrapped: then it is parked for good).
+  void release(std::uint32_t index) noexcept {
+    Node& node = (*this)[index];
+    if (node.generation == 0) return;
+    node.link = m_free_head;
+    m_free_head = index;
+  }
+
+  void reserve(std::size_t nodes) {
+    if (nodes > m_capacity) grow(nodes);
+  }
+
+  /// Calls f(index) for every live node, in index order.
+  template <class F>
+  void for_each_live(F&& f) {
+    for (std::uint32_t i = 0; i < m_used; ++i) {
+      if (is_live((*this)[i].generation)) f(i);
+    }
+  }
+
+  /// Test-only: sets a node's generation, to reach the wrap-around without 2^31 reuses.
+  void set_generation_for_testing(std::uint32_t index, std::uint32_t generation) noexcept {
+    (*this)[index].generation = generation;
+  }
+
+ private:
+  [[gnu::cold]] void grow(std::size_t nodes) {
+    if (nodes > max_nodes) throw_bad_alloc();
+    std::size_t chunk_count = m_chunk_count;
+    std::size_t capacity = m_capacity;
+    std::array<Node*, max_chunks> fresh{};
+    // Allocate every chunk first, then publish: a failure leaves the slab as it was.
+    while (capacity < nodes) {
+      const std::size_t size = std::size_t{1} << (chunk_count + first_chunk_bits);
+      void* memory = ::operator new(size * sizeof(Node), std::align_val_t{alignof(Node)}, std::nothrow);
+      if (memory == nullptr) {
+        for (std::size_t k = m_chunk_count; k < chunk_count; ++k) free_chunk(fresh[k]);
+        throw_bad_alloc();
+      }
+      fresh[chunk_count++] = static_cast<Node*>(memory);
+      capacity += size;
+    }
+    for (std::size_t k = m_chunk_count; k < chunk_count; ++k) m_chunks[k] = fresh[k];
+    m_chunk_count = chunk_count;
+    m_capacity = std::min<std::size_t>(capacity, max_nodes);
+  }
+
+  static void free_chunk(Node* chunk) noexcept { ::operator delete(chunk, std::align_val_t{alignof(Node)}); }
+
+  void release_storage() noexcept {
+    for (std::size_t k = 0; k < m_chunk_count; ++k) free_chunk(m_chunks[k]);
+    m_chunk_count = 0;
+    m_capacity = 0;
+    m_used = 0;
+    m_free_head = nil;
+  }
+
+  std::array<Node*, max_chunks> m_chunks{};
+  std::size_t m_chunk_count = 0;
+  std::size_t m_capacity = 0;
+  std::uint32_t m_used = 0;
+  std::uint32_t m_free_head = nil;
+};
+
+}  // namespace detail
+TIMING_WHEEL_NAMESPACE_END

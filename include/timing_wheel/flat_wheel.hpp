@@ -1,0 +1,239 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+#include <timing_wheel/detail/bitmap.hpp>
+#include <timing_wheel/detail/intrusive_list.hpp>
+#include <timing_wheel/detail/queue_base.hpp>
+#include <timing_wheel/timer_queue.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+template <class T>
+struct flat_node {
+  tick deadline = 0;
+  tick due = 0;  // max(deadline, now() at insertion): selects the slot, and the revolution it fires in
+  std::uint32_t link = nil;
+  std::uint32_t prev = nil;
+  std::uint32_t generation = 0;
+  payload_slot<T> payload;
+};
+}  // namespace detail
+
+/// One hashed ring of `Slots` slots, as Netty's HashedWheelTimer: a timer due at tick d waits in slot d % Slots and
+/// fires in the revolution that reaches d; timers of later revolutions are looked at and left in place.
+///
+/// Order: non-decreasing due time (due = max(deadline, now() at insertion)), equal due times in insertion order, a
+/// reschedule counting as a new insertion: the same sequence as min_heap and hierarchical_wheel<precision::exact>.
+/// Lateness: none. Costs: insert, cancel, reschedule O(1); firing a tick looks at every timer in its slot, and
+/// next_expiration() at most one revolution of slots plus, when nothing is due within a revolution, every pending
+/// timer. It never walks empty slots one by one, however far advance() jumps. Single-threaded.
+/// The ring lives inside the object: a ring of many thousands of slots makes a large object (allocate it).
+///
+///     timing_wheel::flat_wheel<int, 60> timers;      // sixty one-tick slots
+///     timers.insert(120, 1);                          // two revolutions ahead, slot 0
+///     timers.insert(5, 2);
+///     timers.advance(200, [](timing_wheel::tick, int&&) {});   // fires 2 at tick 5, then 1 at tick 120
+template <class T, std::size_t Slots = 256>
+class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
+  static_assert(Slots >= 1, "flat_wheel needs at least one slot");
+  using base = detail::queue_base<T, detail::flat_node<T>>;
+  static constexpr std::size_t not_walking = Slots;
+
+ public:
+  using value_type = T;
+  static constexpr std::size_t slots = Slots;
+
+  /// Effects: an empty queue whose now() is `start`.
+  explicit flat_wheel(tick start = 0) noexcept : base(start) {}
+
+  flat_wheel(flat_wheel&& other) noexcept
+      : base(std::move(other)),
+        m_slots(std::exchange(other.m_slots, {})),
+        m_occupied(std::exchange(other.m_occupied, {})),
+        m_next(std::exchange(other.m_next, std::nullopt)),
+        m_next_known(std::exchange(other.m_next_known, true)) {}
+  flat_wheel& operator=(flat_wheel&& other) noexcept {
+    if (this != &other) {
+      base::operator=(std::move(other));
+      m_slots = std::exchange(other.m_slots, {});
+      m_occupied = std::exchange(other.m_occupied, {});
+      m_next = std::exchange(other.m_next, std::nullopt);
+      m_next_known = std::exchange(other.m_next_known, true);
+    }
+    return *this;
+  }
+  ~flat_wheel() = default;
+
+  /// Effects: schedules `value` for `deadline` (a past deadline is due at now()). Returns: its handle.
+  /// Complexity: O(1). Throws: bad_alloc, or what T's constructor throws; then the queue is unchanged.
+  timer_handle insert(tick deadline, T value) { return emplace(deadline, std::move(value)); }
+
+  /// As insert, constructing the payload in place from `args`.
+  template <class... Args>
+  timer_handle emplace(tick deadline, Args&&... args) {
+    const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
+    link(index, deadline);
+    return base::handle_of(index, this->m_nodes[index]);
+  }
+
+  /// Effects: removes a pending timer. Returns: its payload, or nullopt if `handle` is not pending.
+  /// Complexity: O(1).
+  std::optional<T> cancel(timer_handle handle) {
+    if (!this->pending(handle)) return std::nullopt;
+    return this->cancel_node(handle.index, [this](std::uint32_t index) { unlink(index); });
+  }
+
+  /// Effects: moves a pending timer to `deadline`, as a new insertion; the payload stays in place.
+  /// Returns: false, changing nothing, if `handle` is not pending. Complexity: O(1).
+  bool reschedule(timer_handle handle, tick deadline) noexcept {
+    if (!this->pending(handle)) return false;
+    unlink(handle.index);
+    this->m_nodes[handle.index].deadline = deadline;
+    link(handle.index, deadline);
+    return true;
+  }
+
+  /// Returns: the due time of the next timer to fire, or nullopt when empty. Cached until the queue changes.
+  /// Complexity: O(Slots / 64 + timers looked at), at most every pending timer.
+  [[nodiscard]] std::optional<tick> next_expiration() const noexcept {
+    if (!m_next_known) {
+      m_next = find_next_due();
+      m_next_known = true;
+    }
+    return m_next;
+  }
+
+  /// Effects: fires, in order, every timer due at or before `to`, calling on_expire(deadline, T&&) with now() set
+  /// to the timer's due time; then now() == to. Same callback rules as min_heap::advance.
+  /// Returns: how many timers fired. Requires: not called from a callback.
+  template <class F>
+  std::size_t advance(tick to, F&& on_expire) {
+    this->assert_not_in_callback();
+    if (to < this->m_now) return 0;
+    std::size_t fired = 0;
+    for (;;) {
+      const std::optional<tick> due = next_expiration();
+      if (!due || *due > to) break;
+      this->m_now = *due;
+      fired += fire_slot(*due, on_expire);
+    }
+    this->m_now = to;
+    return fired;
+  }
+
+  /// Effects: hands every pending payload to f(deadline, T&&) (or f(T&&)) in fire order and empties the queue;
+  /// now() is unchanged. f may not use the queue. If f throws, the timers not yet handed over stay pending.
+  template <class F>
+  void drain(F&& f) {
+    base::drain_through(*this, f);
+  }
+
+  /// Effects: destroys every pending payload; handles issued before are never pending again.
+  void clear() noexcept {
+    this->assert_not_in_callback();
+    this->destroy_payloads();
+    m_slots = {};
+    m_occupied.clear();
+    m_next.reset();
+    m_next_known = true;
+  }
+
+  /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing.
+  void reserve(std::size_t n) { this->m_nodes.reserve(n); }
+
+ private:
+  [[nodiscard]] static std::size_t slot_of(tick due) noexcept { return static_cast<std::size_t>(due % Slots); }
+
+  void link(std::uint32_t index, tick deadline) noexcept {
+    auto& node = this->m_nodes[index];
+    node.due = std::max(deadline, this->m_now);
+    const std::size_t slot = slot_of(node.due);
+    detail::list_push_back(this->m_nodes, m_slots[slot], index);
+    m_occupied.set(slot);
+    // A timer appended behind the walk of the slot being fired must still be seen by that walk.
+    if (m_cursor == detail::nil && m_walking == slot) m_cursor = index;
+    if (m_next_known && (!m_next || node.due < *m_next)) m_next = node.due;
+  }
+
+  void unlink(std::uint32_t index) noexcept {
+    auto& node = this->m_nodes[index];
+    const std::size_t slot = slot_of(node.due);
+    if (m_cursor == index) m_cursor = node.link;
+    detail::list_unlink(this->m_nodes, m_slots[slot], index);
+    if (m_slots[slot].empty()) m_occupied.reset(slot);
+    if (m_next == node.due) m_next_known = false;
+  }
+
+  [[nodiscard]] bool slot_holds(std::size_t slot, tick due) const noexcept {
+    for (std::uint32_t i = m_slots[slot].head; i != detail::nil; i = this->m_nodes[i].link) {
+      if (this->m_nodes[i].due == due) return true;
+    }
+    return false;
+  }
+
+  // Looks one revolution ahead slot by occupied slot; if nothing is due within it, every timer is a revolution or
+  // more away and the answer is the smallest due time of all.
+  [[nodiscard]] std::optional<tick> find_next_due() const noexcept {
+    if (this->empty()) return std::nullopt;
+    const tick now = this->m_now;
+    const std::size_t start = slot_of(now);
+    for (std::size_t slot = m_occupied.find_next_wrapping(start); slot != m_occupied.npos;) {
+      const std::size_t distance = slot >= start ? slot - start : slot + Slots - start;
+      if (distance > UINT64_MAX - now) break;  // that tick is past the end of time
+      if (slot_holds(slot, now + distance)) return now + distance;
+      const std::size_t next = m_occupied.find_next_wrapping((slot + 1) % Slots);
+      const std::size_t next_distance = next >= start ? next - start : next + Slots - start;
+      if (next == m_occupied.npos || next_distance <= distance) break;  // went all the way round
+      slot = next;
+    }
+    tick smallest = UINT64_MAX;
+    for (std::size_t slot = m_occupied.find_first(); slot != m_occupied.npos; slot = m_occupied.find_next(slot + 1)) {
+      for (std::uint32_t i = m_slots[slot].head; i != detail::nil; i = this->m_nodes[i].link) {
+        smallest = std::min(smallest, this->m_nodes[i].due);
+      }
+    }
+    return smallest;
+  }
+
+  template <class F>
+  std::size_t fire_slot(tick due, F& on_expire) {
+    const std::size_t slot = slot_of(due);
+    struct walk_guard {
+      flat_wheel& wheel;
+      ~walk_guard() {
+        wheel.m_walking = not_walking;
+        wheel.m_cursor = detail::nil;
+        wheel.m_next_known = false;
+      }
+    } guard{*this};
+    m_walking = slot;
+    m_cursor = m_slots[slot].head;
+    m_next_known = false;
+    std::size_t fired = 0;
+    while (m_cursor != detail::nil) {
+      const std::uint32_t index = m_cursor;
+      m_cursor = this->m_nodes[index].link;
+      if (this->m_nodes[index].due != due) continue;  // a later revolution's timer
+      unlink(index);
+      ++fired;
+      this->fire_node(index, on_expire);
+    }
+    return fired;
+  }
+
+  std::array<detail::list_head, Slots> m_slots{};
+  detail::bitmap<Slots> m_occupied;
+  mutable std::optional<tick> m_next;  // smallest due time pending, valid while m_next_known
+  mutable bool m_next_known = true;
+  std::uint32_t m_cursor = detail::nil;     // next node of the slot being fired
+  std::size_t m_walking = not_walking;  // the slot being fired
+};
+
+TIMING_WHEEL_NAMESPACE_END

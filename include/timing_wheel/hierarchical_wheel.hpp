@@ -1,0 +1,495 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+#include <timing_wheel/detail/bitmap.hpp>
+#include <timing_wheel/detail/indexed_heap.hpp>
+#include <timing_wheel/detail/intrusive_list.hpp>
+#include <timing_wheel/detail/queue_base.hpp>
+#include <timing_wheel/timer_queue.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+
+/// How a hierarchical_wheel trades precision for work.
+enum class precision {
+  /// Timers cascade down the levels and each fires on its own tick, in due-time order, ties first-in first-out.
+  exact,
+  /// Linux-style: a timer is placed once, in a level 8x coarser than the one below, and fires at its due time
+  /// rounded up to that level's granule: never early, never cascaded, late by less than one granule.
+  coarse,
+};
+
+namespace detail {
+template <class T>
+struct wheel_node {
+  tick deadline = 0;
+  std::uint32_t link = nil;        // next in its slot list; free-list link while free
+  std::uint32_t prev = nil;        // previous in its slot list; position in the overflow heap while there
+  std::uint32_t generation = 0;
+  std::uint32_t where = nil;       // slot list id (level * slots + slot), overflow_id, or nil while detached
+  payload_slot<T> payload;
+};
+
+[[nodiscard]] constexpr tick low_mask(std::size_t bits) noexcept {
+  return bits >= 64 ? ~tick{0} : (tick{1} << bits) - 1;
+}
+}  // namespace detail
+
+/// A hierarchical timing wheel (Varghese & Lauck): `Levels` rings of 2^Bits slots, a bitmap of occupied slots per
+/// level and a summary bitmap of occupied levels, timers in an intrusive slab. Insert, cancel and reschedule are
+/// O(1); next_expiration() and each step of advance() come from the bitmaps, never from walking empty ticks, so a
+/// jump of any length costs O(Levels + timers fired + timers cascaded).
+///
+/// precision::exact: level L holds the timers whose due time first differs from now() in base-2^Bits digit L; when
+/// now() enters a slot's span, its timers cascade to lower levels. Order: non-decreasing due time
+/// (due = max(deadline, now() at insertion)), equal due times in insertion order across cascades, a reschedule
+/// counting as a new insertion: the same sequence as min_heap and flat_wheel. Lateness: none.
+///
+/// precision::coarse: granule(L) = 2^(level_shift * L) with level_shift = Bits - 3 (1 when Bits < 4), so levels
+/// overlap as Linux's do. A timer is placed once, in the lowest level whose ring reaches its due time, and fires at
+/// its due time rounded up to that level's granule: never early, and late by less than granule(L), which is under
+/// 2^level_shift / (2^Bits - 2) of its delay (12.9% for Bits = 6). max_lateness(delay) gives the bound. Order:
+/// non-decreasing fire time.
+///
+/// Beyond the horizon (exact: a due time outside now()'s aligned span of 2^(Levels*Bits) ticks; coarse: a delay the
+/// top ring cannot reach, or a fire time that would round past the last tick) timers wait in an overflow heap:
+/// exact mode moves them into the wheel when now() enters their span, coarse mode fires them from there on their
+/// due time. Nothing is ever rejected. Single-threaded: one queue belongs to one thread.
+///
+///     timing_wheel::hierarchical_wheel<std::string> timers;   // 6 levels of 64 slots, exact
+///     auto h = timers.insert(1'000'000, "session timeout");
+///     timers.reschedule(h, 2'000'000);                          // O(1)
+///     while (auto due = timers.next_expiration())               // found from the bitmaps
+///       timers.advance(*due, [](timing_wheel::tick, std::string&& what) { /* ... */ });
+template <class T, std::size_t Levels = 6, std::size_t Bits = 6, precision P = precision::exact>
+class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
+  static_assert(Levels >= 1, "hierarchical_wheel needs at least one level");
+  static_assert(Bits >= 1 && Bits <= 8, "Bits must be 1 to 8: each level has 2^Bits slots");
+  using base = detail::queue_base<T, detail::wheel_node<T>>;
+
+ public:
+  using value_type = T;
+  static constexpr precision mode = P;
+  static constexpr std::size_t levels = Levels;
+  static constexpr std::size_t bits = Bits;
+  /// Slots per level.
+  static constexpr std::size_t slots = std::size_t{1} << Bits;
+  /// log2 of the ratio between the granules of two adjacent levels.
+  static constexpr std::size_t level_shift = P == precision::exact ? Bits : (Bits >= 4 ? Bits - 3 : 1);
+  /// Levels whose granule fits in a tick; any further levels would stay empty and are not built.
+  static constexpr std::size_t active_levels = std::min(Levels, 63 / level_shift + 1);
+
+  /// The span of ticks one slot of `level` stands for (exact), or the rounding unit of a timer placed in `level`
+  /// (coarse): 2^(level_shift * level), at most 2^(Bits * level).
+  [[nodiscard]] static constexpr tick granule(std::size_t level) noexcept {
+    return level < active_levels ? tick{1} << (level_shift * level) : 0;
+  }
+
+  /// Coarse: the longest delay that always lands in the wheel.
+  [[nodiscard]] static constexpr tick top_reach() noexcept {
+    const std::size_t top_shift = level_shift * (active_levels - 1);
+    if (top_shift + Bits >= 64) return UINT64_MAX;
+    return (tick{slots} - 2) << top_shift;
+  }
+
+  /// Exact: the aligned span of ticks the wheel covers, 2^(Levels * Bits), or UINT64_MAX when that is the whole tick
+  /// range (no overflow store). Coarse: the longest delay that always lands in the wheel, (2^Bits - 2) * granule of
+  /// the top level.
+  static constexpr tick horizon = P == precision::exact
+                                      ? (Levels * Bits >= 64 ? UINT64_MAX : tick{1} << (Levels * Bits))
+                                      : top_reach();
+
+  /// Returns: the most a timer inserted `delay` ticks ahead of now() can fire after its due time: 0 in exact mode.
+  [[nodiscard]] static constexpr tick max_lateness(tick delay) noexcept {
+    if constexpr (P == precision::exact) {
+      return 0;
+    } else {
+      if (delay == 0) return 0;
+      for (std::size_t level = 0; level < active_levels; ++level) {
+        if (((delay - 1) >> (level_shift * level)) + 1 <= slots - 2) return granule(level) - 1;
+      }
+      return granule(active_levels - 1) - 1;
+    }
+  }
+
+  /// Effects: an empty queue whose now() is `start`.
+  explicit hierarchical_wheel(tick start = 0) noexcept : base(start) {}
+
+  hierarchical_wheel(hierarchical_wheel&& other) noexcept
+      : base(std::move(other)),
+        m_lists(std::exchange(other.m_lists, {})),
+        m_occupied(std::exchange(other.m_occupied, {})),
+        m_levels_used(std::exchange(other.m_levels_used, 0)),
+        m_overflow(std::exchange(other.m_overflow, {})),
+        m_next(std::exchange(other.m_next, std::nullopt)),
+        m_next_known(std::exchange(other.m_next_known, true)) {}
+  hierarchical_wheel& operator=(hierarchical_wheel&& other) noexcept {
+    if (this != &other) {
+      base::operator=(std::move(other));
+      m_lists = std::exchange(other.m_lists, {});
+      m_occupied = std::exchange(other.m_occupied, {});
+      m_levels_used = std::exchange(other.m_levels_used, 0);
+      m_overflow = std::exchange(other.m_overflow, {});
+      m_next = std::exchange(other.m_next, std::nullopt);
+      m_next_known = std::exchange(other.m_next_known, true);
+    }
+    return *this;
+  }
+  ~hierarchical_wheel() = default;
+
+  /// Effects: schedules `value` for `deadline` (a past deadline is due at now()). Returns: its handle.
+  /// Complexity: O(1) in the wheel, O(log n) beyond the horizon. Throws: bad_alloc, or what T's constructor
+  /// throws; then the queue is unchanged.
+  timer_handle insert(tick deadline, T value) { return emplace(deadline, std::move(value)); }
+
+  /// As insert, constructing the payload in place from `args`.
+  template <class... Args>
+  timer_handle emplace(tick deadline, Args&&... args) {
+    const placement where = locate(due_of(deadline));
+    if (where.list == overflow_id) m_overflow.make_room();
+    const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
+    put(index, where);
+    return base::handle_of(index, this->m_nodes[index]);
+  }
+
+  /// Effects: removes a pending timer. Returns: its payload, or nullopt if `handle` is not pending (fired,
+  /// cancelled, cleared, default-constructed or stale). Complexity: O(1) in the wheel, O(log n) beyond the horizon.
+  std::optional<T> cancel(timer_handle handle) {
+    if (!this->pending(handle)) return std::nullopt;
+    return this->cancel_node(handle.index, [this](std::uint32_t index) { unlink(index); });
+  }
+
+  /// Effects: moves a pending timer to `deadline`, as a new insertion (it fires after timers already due at the
+  /// same time); the payload stays in place. Returns: false, changing nothing, if `handle` is not pending.
+  /// Complexity: O(1) in the wheel. Throws: bad_alloc only when the timer moves beyond the horizon; then nothing
+  /// changed.
+  bool reschedule(timer_handle handle, tick deadline) {
+    if (!this->pending(handle)) return false;
+    const placement where = locate(due_of(deadline));
+    if (where.list == overflow_id) m_overflow.make_room();
+    unlink(handle.index);
+    this->m_nodes[handle.index].deadline = deadline;
+    put(handle.index, where);
+    return true;
+  }
+
+  /// Returns: exact: the smallest due time pending; coarse: the tick of the next firing (advance(x - 1) fires
+  /// nothing, advance(x) fires at least one timer); nullopt when empty. Cached until the queue changes.
+  /// Complexity: exact O(1) plus the timers of the earliest occupied slot above level 0; coarse O(Levels).
+  [[nodiscard]] std::optional<tick> next_expiration() const noexcept {
+    if (!m_next_known) {
+      m_next = find_next_expiration();
+      m_next_known = true;
+    }
+    return m_next;
+  }
+
+  /// Effects: fires, in order, every timer whose fire time is at or before `to`, calling on_expire(deadline, T&&)
+  /// with now() set to the fire time; then now() == to. The callback may insert, cancel and reschedule; timers so
+  /// scheduled to fire at or before `to` fire in this call, in order. A `to` before now() fires nothing and changes
+  /// nothing. If on_expire throws, its timer counts as fired, now() stays at its fire time, the exception
+  /// propagates and every timer not yet fired stays pending. Returns: how many timers fired (cascades not counted).
+  /// Requires: not called from a callback. Complexity: O(Levels + fired + cascaded), however far it jumps.
+  template <class F>
+  std::size_t advance(tick to, F&& on_expire) {
+    this->assert_not_in_callback();
+    if (to < this->m_now) return 0;
+    m_next_known = false;
+    std::size_t fired = 0;
+    for (event next = next_event(); next.list != none && next.at <= to; next = next_event()) {
+      this->m_now = next.at;
+      if (next.list == overflow_id) {
+        fired += take_from_overflow(on_expire);
+      } else if (P == precision::coarse || next.list < slots) {
+        fired += fire_list(next.list, on_expire);
+      } else {
+        cascade(next.list);
+      }
+    }
+    this->m_now = to;
+    return fired;
+  }
+
+  /// Effects: hands every pending payload to f(deadline, T&&) (or f(T&&)) in fire order and empties the queue;
+  /// now() is unchanged. f may not use the queue. If f throws, the timers not yet handed over stay pending and
+  /// now() is the fire time of the one whose handover threw.
+  template <class F>
+  void drain(F&& f) {
+    base::drain_through(*this, f);
+  }
+
+  /// Effects: destroys every pending payload; handles issued before are never pending again.
+  void clear() noexcept {
+    this->assert_not_in_callback();
+    this->destroy_payloads();
+    m_lists = {};
+    m_occupied = {};
+    m_levels_used = 0;
+    m_overflow.clear();
+    m_next.reset();
+    m_next_known = true;
+  }
+
+  /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing, beyond the horizon included.
+  void reserve(std::size_t n) {
+    this->m_nodes.reserve(n);
+    m_overflow.reserve(n);
+  }
+
+  /// Returns: how many pending timers wait in the overflow store, beyond the horizon.
+  [[nodiscard]] std::size_t overflow_size() const noexcept { return m_overflow.size(); }
+
+  /// A testing aid: true when every internal invariant holds (lists well linked and matching the bitmaps, every
+  /// timer in the slot its due time and now() select, counts adding up). Complexity: O(size() + Levels * slots).
+  [[nodiscard]] bool check_invariants() const noexcept {
+    std::size_t counted = 0;
+    for (std::size_t level = 0; level < active_levels; ++level) {
+      bool level_used = false;
+      for (std::size_t slot = 0; slot < slots; ++slot) {
+        const std::uint32_t list = static_cast<std::uint32_t>(level * slots + slot);
+        const detail::list_head& head = m_lists[list];
+        if (head.empty() == m_occupied[level].test(slot)) return false;
+        level_used = level_used || !head.empty();
+        std::uint32_t prev = detail::nil;
+        for (std::uint32_t i = head.head; i != detail::nil; prev = i, i = this->m_nodes[i].link) {
+          const auto& node = this->m_nodes[i];
+          if (++counted > this->size() || node.prev != prev || node.where != list) return false;
+          if (!this->m_nodes.is_live(node.generation)) return false;
+          if (locate_check(node, list) == false) return false;
+        }
+        if (head.tail != prev) return false;
+      }
+      if (level_used != (((m_levels_used >> level) & 1U) != 0)) return false;
+    }
+    for (std::size_t position = 0; position < m_overflow.size(); ++position) {
+      const detail::heap_entry& entry = m_overflow.at(position);
+      const auto& node = this->m_nodes[entry.node];
+      if (node.where != overflow_id || node.prev != position || entry.key != node.deadline) return false;
+      if (position > 0 && detail::indexed_heap::before(entry, m_overflow.at((position - 1) / detail::indexed_heap::arity))) return false;
+      if (locate(entry.key).list != overflow_id && P == precision::exact) return false;
+    }
+    return counted + m_overflow.size() == this->size();
+  }
+
+ private:
+  static constexpr std::uint32_t overflow_id = detail::nil - 1;
+  static constexpr std::uint32_t none = detail::nil;
+  static constexpr std::size_t list_count = active_levels * slots;
+  static constexpr tick slot_mask = slots - 1;
+
+  struct placement {
+    std::uint32_t list;  // slot list id, or overflow_id
+    tick fire;           // when it will fire
+  };
+  struct event {
+    std::uint32_t list;  // list to fire or cascade, overflow_id, or none
+    tick at;
+  };
+
+  [[nodiscard]] tick due_of(tick deadline) const noexcept { return std::max(deadline, this->m_now); }
+
+  [[nodiscard]] static std::uint32_t list_id(std::size_t level, tick slot) noexcept {
+    return static_cast<std::uint32_t>(level * slots + slot);
+  }
+
+  // Where a timer due at `due` (>= now()) goes.
+  [[nodiscard]] placement locate(tick due) const noexcept {
+    const tick now = this->m_now;
+    if constexpr (P == precision::exact) {
+      // The highest base-2^Bits digit in which due and now differ: the timer must wait in that level until now()
+      // reaches the span of its slot there, and no lower level can tell its slot apart from now()'s.
+      const std::size_t level = (static_cast<std::size_t>(std::bit_width((due ^ now) | 1)) - 1) / Bits;
+      if (level >= Levels) return {overflow_id, due};
+      return {list_id(level, (due >> (level * Bits)) & slot_mask), due};
+    } else {
+      if (due == now) return {list_id(0, now & slot_mask), due};
+      for (std::size_t level = 0; level < active_levels; ++level) {
+        const std::size_t shift = level_shift * level;
+        const tick rounded_down = (due - 1) >> shift;  // fire time = (rounded_down + 1) << shift
+        if (rounded_down - (now >> shift) > slots - 2) continue;  // a full revolution away: ambiguous slot
+        if (rounded_down == (UINT64_MAX >> shift)) break;         // would round up past the last tick
+        return {list_id(level, (rounded_down + 1) & slot_mask), (rounded_down + 1) << shift};
+      }
+      return {overflow_id, due};
+    }
+  }
+
+  [[nodiscard]] bool locate_check(const detail::wheel_node<T>& node, std::uint32_t list) const noexcept {
+    if constexpr (P == precision::exact) {
+      const std::size_t level = list / slots;
+      if (level == 0) return fire_time_of(list) >= this->m_now && node.deadline <= fire_time_of(list);
+      return locate(node.deadline).list == list && node.deadline > this->m_now;
+    } else {
+      return fire_time_of(list) >= this->m_now && fire_time_of(list) >= node.deadline;
+    }
+  }
+
+  // The fire time of the timers in a slot list.
+  [[nodiscard]] tick fire_time_of(std::uint32_t list) const noexcept {
+    const std::size_t level = list / slots;
+    const tick slot = list & slot_mask;
+    const tick now = this->m_now;
+    if constexpr (P == precision::exact) {
+      return (now & ~slot_mask) | slot;  // only asked of level 0
+    } else {
+      const std::size_t shift = level_shift * level;
+      const tick revolution = now >> shift;
+      return (revolution + ((slot - revolution) & slot_mask)) << shift;
+    }
+  }
+
+  void put(std::uint32_t index, placement where) noexcept {
+    auto& node = this->m_nodes[index];
+    node.where = where.list;
+    if (where.list == overflow_id) {
+      m_overflow.push(where.fire, index, on_move());
+    } else {
+      const std::size_t level = where.list / slots;
+      detail::list_push_back(this->m_nodes, m_lists[where.list], index);
+      m_occupied[level].set(where.list & slot_mask);
+      m_levels_used |= tick{1} << level;
+    }
+    if (m_next_known && (!m_next || where.fire < *m_next)) m_next = where.fire;
+  }
+
+  void unlink(std::uint32_t index) noexcept {
+    auto& node = this->m_nodes[index];
+    if (node.where == overflow_id) {
+      if (m_next == node.deadline) m_next_known = false;
+      m_overflow.erase(node.prev, on_move());
+    } else {
+      const std::size_t level = node.where / slots;
+      if (m_next_known && m_next == (P == precision::exact && level > 0 ? node.deadline : fire_time_of(node.where))) {
+        m_next_known = false;
+      }
+      detail::list_head& list = m_lists[node.where];
+      detail::list_unlink(this->m_nodes, list, index);
+      if (list.empty()) {
+        m_occupied[level].reset(node.where & slot_mask);
+        if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
+      }
+    }
+    node.where = detail::nil;
+  }
+
+  [[nodiscard]] auto on_move() noexcept {
+    return [this](std::uint32_t index, std::size_t position) {
+      this->m_nodes[index].prev = static_cast<std::uint32_t>(position);
+    };
+  }
+
+  // The next tick at which something happens: a slot fires, a slot cascades, or the overflow store hands over.
+  [[nodiscard]] event next_event() const noexcept {
+    const tick now = this->m_now;
+    if constexpr (P == precision::exact) {
+      // Every timer of a lower level is due before any timer of a higher one, so the lowest occupied level holds
+      // the next event; within it, slots above now()'s digit hold later spans in order (no wrap-around).
+      if (m_levels_used != 0) {
+        const auto level = static_cast<std::size_t>(std::countr_zero(m_levels_used));
+        const tick slot = m_occupied[level].find_first();
+        const std::size_t shift = level * Bits;
+        return {list_id(level, slot), (now & ~detail::low_mask(shift + Bits)) | (slot << shift)};
+      }
+      if (!m_overflow.empty()) return {overflow_id, m_overflow.top().key & ~detail::low_mask(Levels * Bits)};
+      return {none, 0};
+    } else {
+      // Levels overlap in time, so every level is asked; each ring is searched from now()'s slot round.
+      event best{none, UINT64_MAX};
+      for (tick used = m_levels_used; used != 0; used &= used - 1) {
+        const auto level = static_cast<std::size_t>(std::countr_zero(used));
+        const std::size_t shift = level_shift * level;
+        const tick revolution = now >> shift;
+        const tick slot = m_occupied[level].find_next_wrapping(revolution & slot_mask);
+        const tick at = (revolution + ((slot - revolution) & slot_mask)) << shift;
+        if (best.list == none || at < best.at) best = {list_id(level, slot), at};
+      }
+      if (!m_overflow.empty() && (best.list == none || m_overflow.top().key < best.at)) {
+        best = {overflow_id, m_overflow.top().key};
+      }
+      return best;
+    }
+  }
+
+  [[nodiscard]] std::optional<tick> find_next_expiration() const noexcept {
+    const event next = next_event();
+    if (next.list == none) return std::nullopt;
+    if constexpr (P == precision::exact) {
+      if (next.list == overflow_id) return m_overflow.top().key;
+      if (next.list >= slots) {  // a higher level's slot spans many ticks: its earliest timer is the answer
+        tick earliest = UINT64_MAX;
+        for (std::uint32_t i = m_lists[next.list].head; i != detail::nil; i = this->m_nodes[i].link) {
+          earliest = std::min(earliest, this->m_nodes[i].deadline);
+        }
+        return earliest;
+      }
+    }
+    return next.at;
+  }
+
+  // Fires a slot list due at now(), front to back; timers the callbacks append to it (due now) fire too.
+  template <class F>
+  std::size_t fire_list(std::uint32_t list, F& on_expire) {
+    std::size_t fired = 0;
+    for (std::uint32_t index = m_lists[list].head; index != detail::nil; index = m_lists[list].head) {
+      unlink(index);
+      ++fired;
+      this->fire_node(index, on_expire);
+    }
+    return fired;
+  }
+
+  // now() has just entered the span of this slot: its timers move to lower levels, in list order, so that equal
+  // due times keep their insertion order.
+  void cascade(std::uint32_t list) noexcept {
+    std::uint32_t index = m_lists[list].head;
+    const std::size_t level = list / slots;
+    m_lists[list] = {};
+    m_occupied[level].reset(list & slot_mask);
+    if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
+    while (index != detail::nil) {
+      const std::uint32_t next = this->m_nodes[index].link;
+      put(index, locate(this->m_nodes[index].deadline));
+      index = next;
+    }
+  }
+
+  // Exact: now() has entered the span of the earliest overflow timers: they move into the wheel in (due, insertion)
+  // order. Coarse: the earliest overflow timer is due now: it fires.
+  template <class F>
+  std::size_t take_from_overflow(F& on_expire) {
+    if constexpr (P == precision::exact) {
+      if constexpr (Levels * Bits < 64) {
+        const tick span = this->m_now >> (Levels * Bits);
+        while (!m_overflow.empty() && (m_overflow.top().key >> (Levels * Bits)) == span) {
+          const std::uint32_t index = m_overflow.top().node;
+          m_overflow.pop(on_move());
+          put(index, locate(this->m_nodes[index].deadline));
+        }
+      }
+      static_cast<void>(on_expire);
+      return 0;
+    } else {
+      const std::uint32_t index = m_overflow.top().node;
+      m_overflow.pop(on_move());
+      this->m_nodes[index].where = detail::nil;
+      this->fire_node(index, on_expire);
+      return 1;
+    }
+  }
+
+  std::array<detail::list_head, list_count> m_lists{};
+  std::array<detail::bitmap<slots>, active_levels> m_occupied{};
+  tick m_levels_used = 0;  // bit L set while level L holds a timer
+  detail::indexed_heap m_overflow;
+  mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
+  mutable bool m_next_known = true;
+};
+
+TIMING_WHEEL_NAMESPACE_END

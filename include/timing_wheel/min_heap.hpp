@@ -1,0 +1,144 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+#include <timing_wheel/detail/indexed_heap.hpp>
+#include <timing_wheel/detail/queue_base.hpp>
+#include <timing_wheel/timer_queue.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+template <class T>
+struct heap_node {
+  tick deadline = 0;
+  std::uint32_t link = nil;  // position in the heap while pending; free-list link while free
+  std::uint32_t generation = 0;
+  payload_slot<T> payload;
+};
+}  // namespace detail
+
+/// An indexed 4-ary min-heap of timers: the baseline every wheel is measured and cross-checked against.
+///
+/// Order: timers fire in non-decreasing due time (due = max(deadline, now() at insertion)); equal due times fire in
+/// insertion order, a reschedule counting as a new insertion. Lateness: none, each timer fires in the advance() whose
+/// range holds its due time. Costs: insert, cancel and reschedule O(log n); next_expiration O(1); advance
+/// O((fired + 1) log n) however far it jumps. Single-threaded: one queue belongs to one thread.
+///
+///     timing_wheel::min_heap<int> timers;            // now() == 0
+///     auto h = timers.insert(30, 7);                 // due at tick 30
+///     timers.insert(10, 8);
+///     timers.cancel(h);                              // returns 7
+///     timers.advance(100, [](timing_wheel::tick deadline, int&& id) { /* deadline 10, id 8 */ });
+template <class T>
+class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
+  using base = detail::queue_base<T, detail::heap_node<T>>;
+
+ public:
+  using value_type = T;
+
+  /// Effects: an empty queue whose now() is `start`.
+  explicit min_heap(tick start = 0) noexcept : base(start) {}
+  min_heap(min_heap&&) noexcept = default;
+  min_heap& operator=(min_heap&&) noexcept = default;
+  ~min_heap() = default;
+
+  /// Effects: schedules `value` for `deadline` (a past deadline is due at now()). Returns: its handle.
+  /// Complexity: O(log n). Throws: bad_alloc, or what T's constructor throws; then the queue is unchanged.
+  timer_handle insert(tick deadline, T value) { return emplace(deadline, std::move(value)); }
+
+  /// As insert, constructing the payload in place from `args`.
+  template <class... Args>
+  timer_handle emplace(tick deadline, Args&&... args) {
+    m_heap.make_room();
+    const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
+    m_heap.push(due(deadline), index, on_move());
+    return base::handle_of(index, this->m_nodes[index]);
+  }
+
+  /// Effects: removes a pending timer. Returns: its payload, or nullopt if `handle` is not pending (fired,
+  /// cancelled, cleared, default-constructed or stale). Complexity: O(log n).
+  std::optional<T> cancel(timer_handle handle) {
+    if (!this->pending(handle)) return std::nullopt;
+    return this->cancel_node(handle.index,
+                             [this](std::uint32_t index) { m_heap.erase(this->m_nodes[index].link, on_move()); });
+  }
+
+  /// Effects: moves a pending timer to `deadline`, as a new insertion (it fires after timers already due at the
+  /// same time). The payload stays in place. Returns: false, changing nothing, if `handle` is not pending.
+  /// Complexity: O(log n).
+  bool reschedule(timer_handle handle, tick deadline) noexcept {
+    if (!this->pending(handle)) return false;
+    auto& node = this->m_nodes[handle.index];
+    node.deadline = deadline;
+    m_heap.rekey(node.link, due(deadline), on_move());
+    return true;
+  }
+
+  /// Returns: the due time of the next timer to fire, or nullopt when empty. Complexity: O(1).
+  [[nodiscard]] std::optional<tick> next_expiration() const noexcept {
+    if (m_heap.empty()) return std::nullopt;
+    return m_heap.top().key;
+  }
+
+  /// Effects: fires, in order, every timer due at or before `to`, calling on_expire(deadline, T&&) with now() set
+  /// to the timer's due time; then now() == to. The callback may insert, cancel and reschedule; timers so
+  /// scheduled at or before `to` fire in this call. A `to` before now() fires nothing and changes nothing.
+  /// If on_expire throws, its timer counts as fired, now() stays at its due time, the exception propagates and
+  /// every timer not yet fired stays pending. Returns: how many timers fired.
+  /// Requires: not called from a callback. Complexity: O((fired + 1) log n).
+  template <class F>
+  std::size_t advance(tick to, F&& on_expire) {
+    this->assert_not_in_callback();
+    if (to < this->m_now) return 0;
+    std::size_t fired = 0;
+    while (!m_heap.empty() && m_heap.top().key <= to) {
+      const detail::heap_entry top = m_heap.top();
+      m_heap.pop(on_move());
+      this->m_now = top.key;
+      ++fired;
+      this->fire_node(top.node, on_expire);
+    }
+    this->m_now = to;
+    return fired;
+  }
+
+  /// Effects: hands every pending payload to f(deadline, T&&) (or f(T&&)) in fire order and empties the queue;
+  /// now() is unchanged. f may not use the queue. If f throws, the timers not yet handed over stay pending and
+  /// now() is the due time of the one whose handover threw.
+  template <class F>
+  void drain(F&& f) {
+    base::drain_through(*this, f);
+  }
+
+  /// Effects: destroys every pending payload; handles issued before are never pending again. Requires: not
+  /// called from a callback.
+  void clear() noexcept {
+    this->assert_not_in_callback();
+    this->destroy_payloads();
+    m_heap.clear();
+  }
+
+  /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing.
+  void reserve(std::size_t n) {
+    this->m_nodes.reserve(n);
+    m_heap.reserve(n);
+  }
+
+ private:
+  [[nodiscard]] tick due(tick deadline) const noexcept { return deadline > this->m_now ? deadline : this->m_now; }
+
+  [[nodiscard]] auto on_move() noexcept {
+    return [this](std::uint32_t index, std::size_t position) {
+      this->m_nodes[index].link = static_cast<std::uint32_t>(position);
+    };
+  }
+
+  detail::indexed_heap m_heap;
+};
+
+TIMING_WHEEL_NAMESPACE_END

@@ -1,0 +1,61 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+#include <timing_wheel/detail/config.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+
+/// Time as the queues see it: an unsigned count of ticks. Every value, 0 and UINT64_MAX included, is a valid
+/// deadline and a valid now().
+using tick = std::uint64_t;
+
+/// Names one scheduled timer of one queue: the index of its node and that node's generation when it was scheduled.
+/// Trivially copyable, 8 bytes. A default-constructed handle is never pending. Once its timer fires, is cancelled
+/// or is cleared, the handle is stale forever: every query answers "not pending", even after the node is reused.
+/// Handles are meaningful only to the queue that issued them (or the queue it was moved into).
+struct timer_handle {
+  std::uint32_t index = 0;
+  std::uint32_t generation = 0;  // even generations are never pending, so {} is never pending
+
+  friend constexpr bool operator==(timer_handle, timer_handle) noexcept = default;
+};
+static_assert(sizeof(timer_handle) == 8 && std::is_trivially_copyable_v<timer_handle>);
+
+namespace detail {
+// Stands for any on_expire callback in the concept below.
+template <class T>
+struct expire_sink {
+  void operator()(tick, T&&) const noexcept {}
+};
+}  // namespace detail
+
+/// The contract shared by hierarchical_wheel, flat_wheel and min_heap (see README, "The contract").
+template <class Q>
+concept timer_queue = requires(Q& q, const Q& cq, tick t, timer_handle h, typename Q::value_type&& v,
+                               detail::expire_sink<typename Q::value_type> sink) {
+  typename Q::value_type;
+  requires !std::is_copy_constructible_v<Q>;
+  requires std::is_nothrow_move_constructible_v<Q>;
+  { q.insert(t, std::move(v)) } -> std::same_as<timer_handle>;
+  { q.cancel(h) } -> std::same_as<std::optional<typename Q::value_type>>;
+  { q.reschedule(h, t) } -> std::same_as<bool>;
+  { cq.pending(h) } -> std::same_as<bool>;
+  { q.advance(t, sink) } -> std::same_as<std::size_t>;
+  { cq.next_expiration() } -> std::same_as<std::optional<tick>>;
+  { cq.expiry(h) } -> std::same_as<std::optional<tick>>;
+  { q.get(h) } -> std::same_as<typename Q::value_type*>;
+  { q.drain(sink) };
+  { cq.now() } -> std::same_as<tick>;
+  { cq.size() } -> std::same_as<std::size_t>;
+  { cq.empty() } -> std::same_as<bool>;
+  { q.clear() };
+  { q.reserve(std::size_t{}) };
+};
+
+TIMING_WHEEL_NAMESPACE_END

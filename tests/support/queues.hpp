@@ -1,0 +1,52 @@
+// The structures and shapes every behaviour is tested on.
+#pragma once
+
+#include <timing_wheel/timing_wheel.hpp>
+
+#include <cstdint>
+#include <tuple>
+
+namespace timing_wheel_test {
+using timing_wheel::flat_wheel;
+using timing_wheel::hierarchical_wheel;
+using timing_wheel::min_heap;
+using timing_wheel::precision;
+
+template <class T>
+using coarse_6x6 = hierarchical_wheel<T, 6, 6, precision::coarse>;
+
+// Every queue that promises the exact order: non-decreasing due time, ties first-in first-out.
+template <class T>
+using exact_queues = std::tuple<min_heap<T>, flat_wheel<T, 256>, flat_wheel<T, 60>, flat_wheel<T, 1>,
+                                hierarchical_wheel<T>, hierarchical_wheel<T, 16, 4>, hierarchical_wheel<T, 11, 6>,
+                                hierarchical_wheel<T, 2, 3>, hierarchical_wheel<T, 1, 8>, hierarchical_wheel<T, 3, 7>>;
+
+template <class T>
+using coarse_queues =
+    std::tuple<coarse_6x6<T>, hierarchical_wheel<T, 16, 4, precision::coarse>,
+               hierarchical_wheel<T, 11, 6, precision::coarse>, hierarchical_wheel<T, 2, 3, precision::coarse>,
+               hierarchical_wheel<T, 1, 8, precision::coarse>, hierarchical_wheel<T, 4, 8, precision::coarse>,
+               hierarchical_wheel<T, 3, 1, precision::coarse>>;
+
+// Shapes for behaviours every queue shares (cancel, stale handles, payloads, exceptions).
+template <class T>
+using all_queues = std::tuple<min_heap<T>, flat_wheel<T, 256>, flat_wheel<T, 60>, hierarchical_wheel<T>,
+                              hierarchical_wheel<T, 16, 4>, hierarchical_wheel<T, 11, 6>, hierarchical_wheel<T, 2, 3>,
+                              hierarchical_wheel<T, 1, 8>, coarse_6x6<T>, hierarchical_wheel<T, 2, 3, precision::coarse>>;
+
+template <class Q>
+constexpr bool is_coarse = false;
+template <class T, std::size_t L, std::size_t B>
+constexpr bool is_coarse<hierarchical_wheel<T, L, B, precision::coarse>> = true;
+
+// Checks internal invariants where the queue offers a checker.
+template <class Q>
+bool invariants_hold(const Q& q) {
+  if constexpr (requires { q.check_invariants(); }) {
+    return q.check_invariants();
+  } else {
+    return true;
+  }
+}
+
+}  // namespace timing_wheel_test
