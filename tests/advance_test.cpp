@@ -1,0 +1,84 @@
+#include "support/catch.hpp"
+#include "support/helpers.hpp"
+#include "support/queues.hpp"
+
+#include <vector>
+
+using namespace timing_wheel_test;
+using timing_wheel::tick;
+
+TEMPLATE_LIST_TEST_CASE("advance backwards fires nothing and changes nothing", "[advance]", all_queues<int>) {
+  TestType q(500);
+  q.insert(400, 1);  // due now
+  q.insert(600, 2);
+  CHECK(q.advance(499, [](tick, int&&) { FAIL("nothing may fire"); }) == 0);
+  CHECK(q.now() == 500);
+  CHECK(q.size() == 2);
+  CHECK(q.next_expiration() == tick{500});
+  CHECK(values(advance_collect(q, 600)) == std::vector<int>{1, 2});
+}
+
+TEMPLATE_LIST_TEST_CASE("advance sets now() to the fire time in callbacks and to the target after", "[advance]",
+                        exact_queues<int>) {
+  TestType q;
+  q.insert(7, 1);
+  q.insert(300, 2);
+  q.insert(70'000, 3);
+  const auto fired = advance_collect(q, 1'000'000);
+  CHECK(fired == std::vector<firing<int>>{{7, 1, 7}, {300, 2, 300}, {70'000, 3, 70'000}});
+  CHECK(q.now() == 1'000'000);
+  CHECK(advance_collect(q, 1'000'000).empty());
+}
+
+TEMPLATE_LIST_TEST_CASE("timers scheduled by a callback at or before the target fire in the same call, in order",
+                        "[advance]", exact_queues<int>) {
+  TestType q;
+  q.insert(10, 1);
+  q.insert(12, 2);
+  std::vector<firing<int>> fired;
+  const auto count = q.advance(20, [&](tick deadline, int&& v) {
+    fired.push_back({deadline, v, q.now()});
+    if (v == 1) {
+      q.insert(10, 10);  // due now: after everything already due at 10
+      q.insert(12, 12);  // due at 12: after 2
+      q.insert(5, 5);    // in the past: due now
+      q.insert(21, 21);  // after the target: waits
+    }
+  });
+  CHECK(count == 5);
+  CHECK(fired == std::vector<firing<int>>{{10, 1, 10}, {10, 10, 10}, {5, 5, 10}, {12, 2, 12}, {12, 12, 12}});
+  CHECK(q.size() == 1);
+  CHECK(q.next_expiration() == tick{21});
+}
+
+TEMPLATE_LIST_TEST_CASE("huge jumps over sparse timers fire each at its own tick", "[advance]", exact_queues<int>) {
+  TestType q(3);
+  const std::vector<tick> deadlines{tick{1} << 20, (tick{1} << 36) + 5, (tick{1} << 48) - 1, tick{1} << 48,
+                                    (tick{1} << 60) + 77, UINT64_MAX - 1};
+  for (std::size_t i = 0; i < deadlines.size(); ++i) q.insert(deadlines[deadlines.size() - 1 - i], static_cast<int>(i));
+  std::vector<tick> seen;
+  for (tick to = 3; to < UINT64_MAX - (tick{1} << 48);) {
+    to += tick{1} << 48;  // 2^48 ticks at a time
+    for (const auto& f : advance_collect(q, to)) seen.push_back(f.now);
+  }
+  for (const auto& f : advance_collect(q, UINT64_MAX)) seen.push_back(f.now);
+  CHECK(seen == deadlines);
+}
+
+TEMPLATE_LIST_TEST_CASE("next_expiration is the earliest due time and is kept current", "[advance]",
+                        exact_queues<int>) {
+  TestType q(100);
+  CHECK(!q.next_expiration());
+  const auto a = q.insert(5000, 1);
+  CHECK(q.next_expiration() == tick{5000});
+  const auto b = q.insert(4097, 2);
+  CHECK(q.next_expiration() == tick{4097});
+  q.insert(1u << 30, 3);
+  CHECK(q.next_expiration() == tick{4097});
+  q.cancel(b);
+  CHECK(q.next_expiration() == tick{5000});
+  q.reschedule(a, 1 << 29);
+  CHECK(q.next_expiration() == tick{1 << 29});
+  q.advance(1 << 29, [](tick, int&&) {});
+  CHECK(q.next_expiration() == tick{1u << 30});
+}
