@@ -53,8 +53,8 @@ TEMPLATE_LIST_TEST_CASE("timers scheduled by a callback at or before the target 
 
 TEMPLATE_LIST_TEST_CASE("huge jumps over sparse timers fire each at its own tick", "[advance]", exact_queues<int>) {
   TestType q(3);
-  const std::vector<tick> deadlines{tick{1} << 20, (tick{1} << 36) + 5, (tick{1} << 48) - 1, tick{1} << 48,
-                                    (tick{1} << 60) + 77, UINT64_MAX - 1};
+  const std::vector<tick> deadlines{tick{1} << 20, (tick{1} << 36) + 5,  (tick{1} << 48) - 1,
+                                    tick{1} << 48, (tick{1} << 60) + 77, UINT64_MAX - 1};
   for (std::size_t i = 0; i < deadlines.size(); ++i) q.insert(deadlines[deadlines.size() - 1 - i], static_cast<int>(i));
   std::vector<tick> seen;
   for (tick to = 3; to < UINT64_MAX - (tick{1} << 48);) {

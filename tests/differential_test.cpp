@@ -22,7 +22,8 @@ struct run_config {
 // of time.
 std::vector<run_config> configs() {
   const std::uint64_t seed = seed_or(20261130);
-  return {{0, seed}, {(tick{1} << 32) - 300, seed + 1}, {mix(seed), seed + 2}, {UINT64_MAX - (tick{1} << 24), seed + 3}};
+  return {
+      {0, seed}, {(tick{1} << 32) - 300, seed + 1}, {mix(seed), seed + 2}, {UINT64_MAX - (tick{1} << 24), seed + 3}};
 }
 constexpr std::size_t operations_per_run = 25'000;
 

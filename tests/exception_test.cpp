@@ -55,8 +55,7 @@ TEMPLATE_LIST_TEST_CASE("a throwing callback in a coarse wheel loses nothing", "
   CHECK(q.advance(10'000, [](tick, int&&) {}) == 33);
 }
 
-TEMPLATE_LIST_TEST_CASE("a throwing payload constructor leaves the queue unchanged", "[exception]",
-                        all_queues<fussy>) {
+TEMPLATE_LIST_TEST_CASE("a throwing payload constructor leaves the queue unchanged", "[exception]", all_queues<fussy>) {
   TestType q;
   const auto h = q.emplace(10, 1);
   CHECK_THROWS_AS(q.emplace(20, -1), boom);

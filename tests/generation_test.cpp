@@ -7,8 +7,7 @@
 using namespace timing_wheel_test;
 using timing_wheel::tick;
 
-TEMPLATE_LIST_TEST_CASE("stale handles stay stale through many reuses of one node", "[generation]",
-                        all_queues<int>) {
+TEMPLATE_LIST_TEST_CASE("stale handles stay stale through many reuses of one node", "[generation]", all_queues<int>) {
   TestType q;
   std::vector<timing_wheel::timer_handle> stale;
   for (int i = 0; i < 10000; ++i) {

@@ -24,8 +24,7 @@ TEMPLATE_LIST_TEST_CASE("a queue starts empty at its start time", "[insert]", al
   CHECK(!q.pending(timing_wheel::timer_handle{}));
 }
 
-TEMPLATE_LIST_TEST_CASE("a past deadline fires at the next advance, even advance(now())", "[insert]",
-                        all_queues<int>) {
+TEMPLATE_LIST_TEST_CASE("a past deadline fires at the next advance, even advance(now())", "[insert]", all_queues<int>) {
   TestType q(1000);
   q.insert(10, 1);
   q.insert(999, 2);

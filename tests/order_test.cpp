@@ -33,8 +33,7 @@ TEMPLATE_LIST_TEST_CASE("equal due times stay first-in first-out across the over
   CHECK(values(advance_collect(q, far)) == std::vector<int>{0, 1, 2, 3});
 }
 
-TEMPLATE_LIST_TEST_CASE("timers fire in due order whatever order they were inserted in", "[order]",
-                        exact_queues<int>) {
+TEMPLATE_LIST_TEST_CASE("timers fire in due order whatever order they were inserted in", "[order]", exact_queues<int>) {
   TestType q(17);
   std::vector<int> expected;
   for (int i = 0; i < 600; ++i) {

@@ -232,8 +232,8 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
   detail::bitmap<Slots> m_occupied;
   mutable std::optional<tick> m_next;  // smallest due time pending, valid while m_next_known
   mutable bool m_next_known = true;
-  std::uint32_t m_cursor = detail::nil;     // next node of the slot being fired
-  std::size_t m_walking = not_walking;  // the slot being fired
+  std::uint32_t m_cursor = detail::nil;  // next node of the slot being fired
+  std::size_t m_walking = not_walking;   // the slot being fired
 };
 
 TIMING_WHEEL_NAMESPACE_END

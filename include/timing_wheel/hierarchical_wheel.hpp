@@ -30,10 +30,10 @@ namespace detail {
 template <class T>
 struct wheel_node {
   tick deadline = 0;
-  std::uint32_t link = nil;        // next in its slot list; free-list link while free
-  std::uint32_t prev = nil;        // previous in its slot list; position in the overflow heap while there
+  std::uint32_t link = nil;  // next in its slot list; free-list link while free
+  std::uint32_t prev = nil;  // previous in its slot list; position in the overflow heap while there
   std::uint32_t generation = 0;
-  std::uint32_t where = nil;       // slot list id (level * slots + slot), overflow_id, or nil while detached
+  std::uint32_t where = nil;  // slot list id (level * slots + slot), overflow_id, or nil while detached
   payload_slot<T> payload;
 };
 
@@ -102,9 +102,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
   /// Exact: the aligned span of ticks the wheel covers, 2^(Levels * Bits), or UINT64_MAX when that is the whole tick
   /// range (no overflow store). Coarse: the longest delay that always lands in the wheel, (2^Bits - 2) * granule of
   /// the top level.
-  static constexpr tick horizon = P == precision::exact
-                                      ? (Levels * Bits >= 64 ? UINT64_MAX : tick{1} << (Levels * Bits))
-                                      : top_reach();
+  static constexpr tick horizon =
+      P == precision::exact ? (Levels * Bits >= 64 ? UINT64_MAX : tick{1} << (Levels * Bits)) : top_reach();
 
   /// Returns: the most a timer inserted `delay` ticks ahead of now() can fire after its due time: 0 in exact mode.
   [[nodiscard]] static constexpr tick max_lateness(tick delay) noexcept {
@@ -253,7 +252,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
     for (std::size_t level = 0; level < active_levels; ++level) {
       bool level_used = false;
       for (std::size_t slot = 0; slot < slots; ++slot) {
-        const std::uint32_t list = static_cast<std::uint32_t>(level * slots + slot);
+        const std::uint32_t list = list_id(level, slot);
         const detail::list_head& head = m_lists[list];
         if (head.empty() == m_occupied[level].test(slot)) return false;
         level_used = level_used || !head.empty();
@@ -262,7 +261,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
           const auto& node = this->m_nodes[i];
           if (++counted > this->size() || node.prev != prev || node.where != list) return false;
           if (!this->m_nodes.is_live(node.generation)) return false;
-          if (locate_check(node, list) == false) return false;
+          if (!locate_check(node, list)) return false;
         }
         if (head.tail != prev) return false;
       }
@@ -272,7 +271,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
       const detail::heap_entry& entry = m_overflow.at(position);
       const auto& node = this->m_nodes[entry.node];
       if (node.where != overflow_id || node.prev != position || entry.key != node.deadline) return false;
-      if (position > 0 && detail::indexed_heap::before(entry, m_overflow.at((position - 1) / detail::indexed_heap::arity))) return false;
+      if (position > 0 &&
+          detail::indexed_heap::before(entry, m_overflow.at((position - 1) / detail::indexed_heap::arity)))
+        return false;
       if (locate(entry.key).list != overflow_id && P == precision::exact) return false;
     }
     return counted + m_overflow.size() == this->size();
@@ -312,7 +313,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
       if (due == now) return {list_id(0, now & slot_mask), due};
       for (std::size_t level = 0; level < active_levels; ++level) {
         const std::size_t shift = level_shift * level;
-        const tick rounded_down = (due - 1) >> shift;  // fire time = (rounded_down + 1) << shift
+        const tick rounded_down = (due - 1) >> shift;             // fire time = (rounded_down + 1) << shift
         if (rounded_down - (now >> shift) > slots - 2) continue;  // a full revolution away: ambiguous slot
         if (rounded_down == (UINT64_MAX >> shift)) break;         // would round up past the last tick
         return {list_id(level, (rounded_down + 1) & slot_mask), (rounded_down + 1) << shift};

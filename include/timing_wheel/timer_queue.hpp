@@ -50,12 +50,12 @@ concept timer_queue = requires(Q& q, const Q& cq, tick t, timer_handle h, typena
   { cq.next_expiration() } -> std::same_as<std::optional<tick>>;
   { cq.expiry(h) } -> std::same_as<std::optional<tick>>;
   { q.get(h) } -> std::same_as<typename Q::value_type*>;
-  { q.drain(sink) };
+  {q.drain(sink)};
   { cq.now() } -> std::same_as<tick>;
   { cq.size() } -> std::same_as<std::size_t>;
   { cq.empty() } -> std::same_as<bool>;
-  { q.clear() };
-  { q.reserve(std::size_t{}) };
+  {q.clear()};
+  {q.reserve(std::size_t{})};
 };
 
 TIMING_WHEEL_NAMESPACE_END

@@ -6,5 +6,5 @@
 #define TIMING_WHEEL_VERSION_MINOR 1
 #define TIMING_WHEEL_VERSION_PATCH 0
 
-#define TIMING_WHEEL_VERSION                                                                      \
+#define TIMING_WHEEL_VERSION \
   (TIMING_WHEEL_VERSION_MAJOR * 10000 + TIMING_WHEEL_VERSION_MINOR * 100 + TIMING_WHEEL_VERSION_PATCH)

@@ -105,12 +105,8 @@ class model_queue {
   void reserve(std::size_t) {}
 
  private:
-  auto find(timer_handle h) const {
-    return h.generation == 1 ? m_timers.find(h.index) : m_timers.end();
-  }
-  auto find(timer_handle h) {
-    return h.generation == 1 ? m_timers.find(h.index) : m_timers.end();
-  }
+  auto find(timer_handle h) const { return h.generation == 1 ? m_timers.find(h.index) : m_timers.end(); }
+  auto find(timer_handle h) { return h.generation == 1 ? m_timers.find(h.index) : m_timers.end(); }
 
   std::map<std::uint32_t, timer> m_timers;
   std::set<std::tuple<tick, std::uint64_t, std::uint32_t>> m_order;

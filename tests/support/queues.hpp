@@ -30,9 +30,10 @@ using coarse_queues =
 
 // Shapes for behaviours every queue shares (cancel, stale handles, payloads, exceptions).
 template <class T>
-using all_queues = std::tuple<min_heap<T>, flat_wheel<T, 256>, flat_wheel<T, 60>, hierarchical_wheel<T>,
-                              hierarchical_wheel<T, 16, 4>, hierarchical_wheel<T, 11, 6>, hierarchical_wheel<T, 2, 3>,
-                              hierarchical_wheel<T, 1, 8>, coarse_6x6<T>, hierarchical_wheel<T, 2, 3, precision::coarse>>;
+using all_queues =
+    std::tuple<min_heap<T>, flat_wheel<T, 256>, flat_wheel<T, 60>, hierarchical_wheel<T>, hierarchical_wheel<T, 16, 4>,
+               hierarchical_wheel<T, 11, 6>, hierarchical_wheel<T, 2, 3>, hierarchical_wheel<T, 1, 8>, coarse_6x6<T>,
+               hierarchical_wheel<T, 2, 3, precision::coarse>>;
 
 template <class Q>
 constexpr bool is_coarse = false;

@@ -48,9 +48,12 @@ struct rng {
 [[nodiscard]] inline tick random_time(rng& r, tick now) {
   const auto jitter = [&r] { return static_cast<tick>(r.below(3)); };  // 0, 1, 2: to be subtracted by one
   switch (r.below(12)) {
-    case 0: return sub(now, 1 + r.below(100));
-    case 1: return now;
-    case 2: return add(now, 1);
+    case 0:
+      return sub(now, 1 + r.below(100));
+    case 1:
+      return now;
+    case 2:
+      return add(now, 1);
     case 3: {
       const std::uint64_t bits = 1 + r.below(8);
       const std::uint64_t shift = bits * r.below(64 / bits + 1);
@@ -62,12 +65,18 @@ struct rng {
       return sub(add(boundary, jitter()), 1);
     }
     case 5:
-    case 6: return add(now, r.below(tick{1} << r.below(64)));
-    case 7: return add(now, r.below(300));
-    case 8: return add(now, (1 + r.below(3)) * (r.below(2) == 0 ? 60 : 256));
-    case 9: return UINT64_MAX - r.below(3);
-    case 10: return r.next();
-    default: return add(now, r.below(20));
+    case 6:
+      return add(now, r.below(tick{1} << r.below(64)));
+    case 7:
+      return add(now, r.below(300));
+    case 8:
+      return add(now, (1 + r.below(3)) * (r.below(2) == 0 ? 60 : 256));
+    case 9:
+      return UINT64_MAX - r.below(3);
+    case 10:
+      return r.next();
+    default:
+      return add(now, r.below(20));
   }
 }
 
@@ -92,8 +101,8 @@ inline std::string compare_traces(const std::vector<trace_event>& expected, cons
   const std::size_t n = std::min(expected.size(), actual.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (!(expected[i] == actual[i])) {
-      return "first difference at event " + std::to_string(i) + "\nexpected:\n" + describe(expected, i) +
-             "actual:\n" + describe(actual, i);
+      return "first difference at event " + std::to_string(i) + "\nexpected:\n" + describe(expected, i) + "actual:\n" +
+             describe(actual, i);
     }
   }
   if (expected.size() != actual.size()) {
@@ -181,12 +190,23 @@ class random_run {
     const std::uint64_t r = mix(id ^ m_salt);
     const tick now = m_queue.now();
     switch (r % 10) {
-      case 0: schedule(add(now, (r >> 8) % 4)); break;
-      case 1: schedule(add(now, (r >> 8) % 2000)); break;
-      case 2: cancel(pick_handle(r >> 8)); break;
-      case 3: reschedule(pick_handle(r >> 8), add(now, (r >> 20) % 100)); break;
-      case 4: reschedule(pick_handle(r >> 8), now); break;
-      default: break;
+      case 0:
+        schedule(add(now, (r >> 8) % 4));
+        break;
+      case 1:
+        schedule(add(now, (r >> 8) % 2000));
+        break;
+      case 2:
+        cancel(pick_handle(r >> 8));
+        break;
+      case 3:
+        reschedule(pick_handle(r >> 8), add(now, (r >> 20) % 100));
+        break;
+      case 4:
+        reschedule(pick_handle(r >> 8), now);
+        break;
+      default:
+        break;
     }
   }
 
@@ -240,15 +260,23 @@ class random_run {
 
   tick any_advance_target(tick now) {
     switch (m_rng.below(10)) {
-      case 0: return now;
-      case 1: return add(now, 1);
+      case 0:
+        return now;
+      case 1:
+        return add(now, 1);
       case 2:
-      case 3: return add(now, m_rng.below(64));
-      case 4: return m_queue.next_expiration().value_or(now);
-      case 5: return sub(m_queue.next_expiration().value_or(now + 1), 1);
-      case 6: return add(now, tick{1} << m_rng.below(64));
-      case 7: return random_time(m_rng, now);
-      case 8: return sub(now, m_rng.below(10));
+      case 3:
+        return add(now, m_rng.below(64));
+      case 4:
+        return m_queue.next_expiration().value_or(now);
+      case 5:
+        return sub(m_queue.next_expiration().value_or(now + 1), 1);
+      case 6:
+        return add(now, tick{1} << m_rng.below(64));
+      case 7:
+        return random_time(m_rng, now);
+      case 8:
+        return sub(now, m_rng.below(10));
       default:
         if (m_step * 20 > m_operations * 19 && m_rng.below(20) == 0) return UINT64_MAX;
         return add(now, m_rng.below(5000));

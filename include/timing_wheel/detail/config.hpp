@@ -8,11 +8,11 @@
 #include <new>
 
 // Everything lives in timing_wheel::v0; the inline namespace keeps two major versions linkable in one program.
-#define TIMING_WHEEL_NAMESPACE_BEGIN                                                                                   \
-  namespace timing_wheel {                                                                                             \
+#define TIMING_WHEEL_NAMESPACE_BEGIN \
+  namespace timing_wheel {           \
   inline namespace v0 {
-#define TIMING_WHEEL_NAMESPACE_END                                                                                     \
-  }                                                                                                                    \
+#define TIMING_WHEEL_NAMESPACE_END \
+  }                                \
   }
 
 // A broken invariant or a violated precondition (calling advance() from inside a callback, say). On unless NDEBUG
@@ -21,7 +21,7 @@
 #ifdef NDEBUG
 #define TIMING_WHEEL_ASSERT(condition) static_cast<void>(0)
 #else
-#define TIMING_WHEEL_ASSERT(condition)                                                                                 \
+#define TIMING_WHEEL_ASSERT(condition) \
   ((condition) ? static_cast<void>(0) : ::timing_wheel::detail::assertion_failed(#condition, __FILE__, __LINE__))
 #endif
 #endif

@@ -35,7 +35,8 @@ class indexed_heap {
 
   /// Makes the next push() unable to throw; may throw bad_alloc itself, changing nothing.
   void make_room() {
-    if (m_entries.size() == m_entries.capacity()) [[unlikely]] grow();
+    if (m_entries.size() == m_entries.capacity()) [[unlikely]]
+      grow();
   }
 
   [[nodiscard]] std::uint64_t next_seq() noexcept { return m_seq++; }

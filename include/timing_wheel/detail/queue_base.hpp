@@ -26,6 +26,9 @@ class queue_base {
  public:
   using value_type = T;
 
+  queue_base(const queue_base&) = delete;
+  queue_base& operator=(const queue_base&) = delete;
+
   /// Returns: the current time. During a callback, the fire time being fired.
   [[nodiscard]] tick now() const noexcept { return m_now; }
   /// Returns: the number of pending timers (a timer whose callback is running is no longer pending).
@@ -62,10 +65,7 @@ class queue_base {
  protected:
   explicit queue_base(tick start) noexcept : m_now(start) {}
   queue_base(queue_base&& other) noexcept
-      : m_nodes(std::move(other.m_nodes)),
-        m_size(std::exchange(other.m_size, 0)),
-        m_now(other.m_now),
-        m_in_callback(false) {}
+      : m_nodes(std::move(other.m_nodes)), m_size(std::exchange(other.m_size, 0)), m_now(other.m_now) {}
   queue_base& operator=(queue_base&& other) noexcept {
     if (this != &other) {
       destroy_payloads();
@@ -75,8 +75,6 @@ class queue_base {
     }
     return *this;
   }
-  queue_base(const queue_base&) = delete;
-  queue_base& operator=(const queue_base&) = delete;
   ~queue_base() { destroy_payloads(); }
 
   [[nodiscard]] static timer_handle handle_of(std::uint32_t index, const Node& node) noexcept {

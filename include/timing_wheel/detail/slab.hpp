@@ -20,8 +20,9 @@ inline constexpr std::uint32_t nil = UINT32_MAX;
 // Storage for a payload whose lifetime the node's owner manages by hand: a node exists before and after its payload.
 template <class T>
 union payload_slot {
-  payload_slot() noexcept {}
-  ~payload_slot() {}
+  // Not "= default": with a non-trivial T that would delete them, and the slot must exist without a T in it.
+  payload_slot() noexcept {}  // NOLINT(modernize-use-equals-default)
+  ~payload_slot() {}          // NOLINT(modernize-use-equals-default)
   payload_slot(const payload_slot&) = delete;
   payload_slot& operator=(const payload_slot&) = delete;
   T value;
@@ -138,7 +139,7 @@ class slab {
     // Allocate every chunk first, then publish: a failure leaves the slab as it was.
     while (capacity < nodes) {
       const std::size_t size = std::size_t{1} << (chunk_count + first_chunk_bits);
-      void* memory = ::operator new(size * sizeof(Node), std::align_val_t{alignof(Node)}, std::nothrow);
+      void* memory = ::operator new (size * sizeof(Node), std::align_val_t{alignof(Node)}, std::nothrow);
       if (memory == nullptr) {
         for (std::size_t k = m_chunk_count; k < chunk_count; ++k) free_chunk(fresh[k]);
         throw_bad_alloc();
@@ -151,7 +152,7 @@ class slab {
     m_capacity = std::min<std::size_t>(capacity, max_nodes);
   }
 
-  static void free_chunk(Node* chunk) noexcept { ::operator delete(chunk, std::align_val_t{alignof(Node)}); }
+  static void free_chunk(Node* chunk) noexcept { ::operator delete (chunk, std::align_val_t{alignof(Node)}); }
 
   void release_storage() noexcept {
     for (std::size_t k = 0; k < m_chunk_count; ++k) free_chunk(m_chunks[k]);

@@ -1,0 +1,77 @@
+// After reserve(n), inserting, cancelling, rescheduling and firing up to n timers allocates nothing. This program
+// replaces the global operator new to count allocations, so it is a binary of its own.
+#include "support/queues.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <tuple>
+#include <typeinfo>
+#include <vector>
+
+namespace {
+bool counting = false;
+std::size_t allocations = 0;
+
+void* allocate(std::size_t size, std::size_t align) {
+  if (counting) ++allocations;
+  return std::aligned_alloc(align, (size + align - 1) / align * align);
+}
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (void* p = allocate(size == 0 ? 1 : size, alignof(std::max_align_t))) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t size, std::align_val_t align) {
+  if (void* p = allocate(size == 0 ? 1 : size, static_cast<std::size_t>(align))) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
+  return allocate(size == 0 ? 1 : size, static_cast<std::size_t>(align));
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+using timing_wheel::tick;
+
+template <class Q>
+bool allocates_nothing_after_reserve() {
+  constexpr std::size_t n = 5000;
+  Q q(3);
+  q.reserve(n);
+  std::vector<timing_wheel::timer_handle> handles;
+  handles.reserve(n);
+  allocations = 0;
+  counting = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const tick deadline = i % 3 == 0 ? tick{1} << (i % 64) : 3 + i * 17;  // every scale, beyond the horizon too
+    handles.push_back(q.insert(deadline, i));
+  }
+  for (std::size_t i = 0; i < n; i += 3) static_cast<void>(q.cancel(handles[i]));
+  for (std::size_t i = 1; i < n; i += 3) q.reschedule(handles[i], 3 + (i * 7919) % 100000);
+  std::size_t fired = 0;
+  q.advance(1'000'000, [&](tick, std::uint64_t&&) { ++fired; });
+  for (std::size_t i = 0; i < n / 2; ++i) q.insert(2'000'000 + i, i);
+  q.advance(UINT64_MAX, [&](tick, std::uint64_t&&) { ++fired; });
+  counting = false;
+  const bool ok = allocations == 0 && fired > n / 2 && q.empty();
+  std::printf("%s: %zu allocations after reserve, %zu fired: %s\n", typeid(Q).name(), allocations, fired,
+              ok ? "ok" : "FAILED");
+  return ok;
+}
+
+template <class... Q>
+int count_failures(std::tuple<Q...>*) {
+  return (0 + ... + (allocates_nothing_after_reserve<Q>() ? 0 : 1));  // every queue runs, failed or not
+}
+
+int main() {
+  constexpr int queues = std::tuple_size_v<timing_wheel_test::all_queues<std::uint64_t>>;
+  const int failed = count_failures(static_cast<timing_wheel_test::all_queues<std::uint64_t>*>(nullptr));
+  std::printf("%d passed, %d failed\n", queues - failed, failed);
+  return failed == 0 ? 0 : 1;
+}
