@@ -224,8 +224,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
     base::drain_through(*this, f);
   }
 
-  /// Effects: destroys every pending payload; handles issued before are never pending again.
-  void clear() noexcept {
+  /// Effects: destroys every pending payload; handles issued before are never pending again. Throws nothing
+  /// (unless TIMING_WHEEL_ASSERT is made to throw). Requires: not called from a callback.
+  void clear() {
     this->assert_not_in_callback();
     this->destroy_payloads();
     m_lists = {};

@@ -154,7 +154,7 @@ class queue_base {
     queue.m_now = start;
   }
 
-  void assert_not_in_callback() const noexcept {
+  void assert_not_in_callback() const {
     TIMING_WHEEL_ASSERT(!m_in_callback && "advance, drain and clear may not be called from a callback");
   }
 

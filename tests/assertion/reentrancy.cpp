@@ -1,0 +1,53 @@
+// advance, drain and clear from inside a callback are precondition violations, caught by TIMING_WHEEL_ASSERT. This
+// program routes the assertion to an exception to observe it, so it is a binary of its own (one definition of the
+// macro per program).
+#include <stdexcept>
+
+struct assertion_fired : std::logic_error {
+  using std::logic_error::logic_error;
+};
+#define TIMING_WHEEL_ASSERT(condition) ((condition) ? static_cast<void>(0) : throw assertion_fired(#condition))
+
+#include "support/queues.hpp"
+
+#include <cstdio>
+#include <tuple>
+#include <typeinfo>
+
+using timing_wheel::tick;
+
+template <class Q, class Misuse>
+bool caught(Misuse misuse) {
+  Q q;
+  q.insert(1, 1);
+  q.insert(2, 2);
+  try {
+    q.advance(10, [&](tick, int&&) { misuse(q); });
+  } catch (const assertion_fired&) {
+    // The queue is still usable: the timer that was firing counts as fired, the other stays pending.
+    return q.size() == 1 && q.advance(10, [](tick, int&&) {}) == 1 && q.empty();
+  }
+  return false;
+}
+
+template <class Q>
+int failures() {
+  int failed = 0;
+  failed += caught<Q>([](Q& q) { q.advance(5, [](tick, int&&) {}); }) ? 0 : 1;
+  failed += caught<Q>([](Q& q) { q.drain([](tick, int&&) {}); }) ? 0 : 1;
+  failed += caught<Q>([](Q& q) { q.clear(); }) ? 0 : 1;
+  std::printf("%s: %s\n", typeid(Q).name(), failed == 0 ? "ok" : "FAILED");
+  return failed;
+}
+
+template <class... Q>
+int count_failures(std::tuple<Q...>*) {
+  return (0 + ... + failures<Q>());
+}
+
+int main() {
+  constexpr int checks = 3 * std::tuple_size_v<timing_wheel_test::all_queues<int>>;
+  const int failed = count_failures(static_cast<timing_wheel_test::all_queues<int>*>(nullptr));
+  std::printf("%d passed, %d failed\n", checks - failed, failed);
+  return failed == 0 ? 0 : 1;
+}
