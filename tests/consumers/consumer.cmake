@@ -1,0 +1,10 @@
+# What every CMake consumer does: build the README's example with strict flags and nothing leaked into it.
+foreach(internal timing_wheel_tests timing_wheel_odr quickstart demo)
+  if(TARGET ${internal})
+    message(FATAL_ERROR "timing_wheel leaked its internal target '${internal}' into the consuming project")
+  endif()
+endforeach()
+add_executable(consumer ${CONSUMER_SOURCE})
+set_target_properties(consumer PROPERTIES CXX_EXTENSIONS OFF)
+target_compile_options(consumer PRIVATE -Wall -Wextra -Wpedantic -Werror -Wpadded)
+target_link_libraries(consumer PRIVATE timing_wheel::timing_wheel)
