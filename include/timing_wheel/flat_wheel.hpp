@@ -119,7 +119,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
     if (to < this->m_now) return 0;
     std::size_t fired = 0;
     for (;;) {
-      const std::optional<tick> due = next_expiration();
+      const std::optional<tick> due = next_due_by(to);
       if (!due || *due > to) break;
       this->m_now = *due;
       fired += fire_slot(*due, on_expire);
@@ -179,21 +179,35 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
     return false;
   }
 
-  // Looks one revolution ahead slot by occupied slot; if nothing is due within it, every timer is a revolution or
-  // more away and the answer is the smallest due time of all.
-  [[nodiscard]] std::optional<tick> find_next_due() const noexcept {
-    if (this->empty()) return std::nullopt;
+  // The next due time if it is at or before `to`. A step shorter than a revolution looks only at the slots it
+  // covers (as Netty's ticking does), so frequent small advances never pay for a search of every timer.
+  [[nodiscard]] std::optional<tick> next_due_by(tick to) const noexcept {
+    if (m_next_known || to - this->m_now >= Slots) return next_expiration();
+    return first_due_within(to - this->m_now);
+  }
+
+  // The first due time met walking the occupied slots round from now(), at most `reach` ticks ahead.
+  [[nodiscard]] std::optional<tick> first_due_within(tick reach) const noexcept {
     const tick now = this->m_now;
+    reach = std::min(reach, UINT64_MAX - now);  // no tick lies past the end of time
     const std::size_t start = slot_of(now);
     for (std::size_t slot = m_occupied.find_next_wrapping(start); slot != m_occupied.npos;) {
       const std::size_t distance = slot >= start ? slot - start : slot + Slots - start;
-      if (distance > UINT64_MAX - now) break;  // that tick is past the end of time
+      if (distance > reach) break;
       if (slot_holds(slot, now + distance)) return now + distance;
       const std::size_t next = m_occupied.find_next_wrapping((slot + 1) % Slots);
       const std::size_t next_distance = next >= start ? next - start : next + Slots - start;
       if (next == m_occupied.npos || next_distance <= distance) break;  // went all the way round
       slot = next;
     }
+    return std::nullopt;
+  }
+
+  // Looks one revolution ahead slot by occupied slot; if nothing is due within it, every timer is a revolution or
+  // more away and the answer is the smallest due time of all.
+  [[nodiscard]] std::optional<tick> find_next_due() const noexcept {
+    if (this->empty()) return std::nullopt;
+    if (const std::optional<tick> due = first_due_within(Slots - 1)) return due;
     tick smallest = UINT64_MAX;
     for (std::size_t slot = m_occupied.find_first(); slot != m_occupied.npos; slot = m_occupied.find_next(slot + 1)) {
       for (std::uint32_t i = m_slots[slot].head; i != detail::nil; i = this->m_nodes[i].link) {
