@@ -149,6 +149,29 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
   /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing.
   void reserve(std::size_t n) { this->m_nodes.reserve(n); }
 
+  /// A testing aid: true when every internal invariant holds (lists well linked and matching the bitmap, every
+  /// timer in the slot of its due time and not yet due before now(), the cached next expiration right, counts
+  /// adding up). Complexity: O(size() + Slots + capacity()).
+  [[nodiscard]] bool check_invariants() const noexcept {
+    if (!this->m_nodes.check_invariants()) return false;
+    std::size_t counted = 0;
+    std::optional<tick> smallest;
+    for (std::size_t slot = 0; slot < Slots; ++slot) {
+      const detail::list_head& list = m_slots[slot];
+      if (list.empty() == m_occupied.test(slot)) return false;
+      std::uint32_t prev = detail::nil;
+      for (std::uint32_t i = list.head; i != detail::nil; prev = i, i = this->m_nodes[i].link) {
+        const auto& node = this->m_nodes[i];
+        if (++counted > this->size() || node.prev != prev || !this->m_nodes.is_live(node.generation)) return false;
+        if (slot_of(node.due) != slot || node.due < this->m_now || node.due < node.deadline) return false;
+        if (!smallest || node.due < *smallest) smallest = node.due;
+      }
+      if (list.tail != prev) return false;
+    }
+    if (m_next_known && m_next != smallest) return false;
+    return counted == this->size();
+  }
+
  private:
   [[nodiscard]] static std::size_t slot_of(tick due) noexcept { return static_cast<std::size_t>(due % Slots); }
 

@@ -247,8 +247,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
   [[nodiscard]] std::size_t overflow_size() const noexcept { return m_overflow.size(); }
 
   /// A testing aid: true when every internal invariant holds (lists well linked and matching the bitmaps, every
-  /// timer in the slot its due time and now() select, counts adding up). Complexity: O(size() + Levels * slots).
+  /// timer in the slot its due time and now() select, free nodes unlinked, the cached next expiration right, counts
+  /// adding up). Complexity: O(size() + Levels * slots + capacity()).
   [[nodiscard]] bool check_invariants() const noexcept {
+    if (!this->m_nodes.check_invariants()) return false;
+    if (m_next_known && m_next != find_next_expiration()) return false;
     std::size_t counted = 0;
     for (std::size_t level = 0; level < active_levels; ++level) {
       bool level_used = false;

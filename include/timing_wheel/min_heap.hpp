@@ -129,6 +129,23 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
     m_heap.reserve(n);
   }
 
+  /// A testing aid: true when every internal invariant holds (heap order, positions recorded in the nodes, only live
+  /// nodes in the heap, counts adding up). Complexity: O(size() + capacity()).
+  [[nodiscard]] bool check_invariants() const noexcept {
+    if (m_heap.size() != this->size() || !this->m_nodes.check_invariants()) return false;
+    for (std::size_t position = 0; position < m_heap.size(); ++position) {
+      const detail::heap_entry& entry = m_heap.at(position);
+      const auto& node = this->m_nodes[entry.node];
+      if (!this->m_nodes.is_live(node.generation) || node.link != position) return false;
+      if (entry.key < this->m_now || entry.key < node.deadline) return false;
+      if (position > 0 &&
+          detail::indexed_heap::before(entry, m_heap.at((position - 1) / detail::indexed_heap::arity))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
  private:
   [[nodiscard]] tick due(tick deadline) const noexcept { return deadline > this->m_now ? deadline : this->m_now; }
 

@@ -125,6 +125,20 @@ class slab {
     }
   }
 
+  /// A testing aid: the free list holds only free nodes, each once, and every node is live, free or parked.
+  [[nodiscard]] bool check_invariants() const noexcept {
+    std::size_t free = 0;
+    for (std::uint32_t i = m_free_head; i != nil; i = (*this)[i].link) {
+      if (i >= m_used || ++free > m_used || is_live((*this)[i].generation)) return false;
+    }
+    std::size_t accounted = free;
+    for (std::uint32_t i = 0; i < m_used; ++i) {
+      const std::uint32_t generation = (*this)[i].generation;
+      if (is_live(generation) || generation == 0) ++accounted;  // live, or parked after its generation wrapped
+    }
+    return accounted == m_used;
+  }
+
   /// Test-only: sets a node's generation, to reach the wrap-around without 2^31 reuses.
   void set_generation_for_testing(std::uint32_t index, std::uint32_t generation) noexcept {
     (*this)[index].generation = generation;
