@@ -5,6 +5,7 @@
 
 #include <timing_wheel/timer_queue.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -34,6 +35,29 @@ struct rng {
   std::uint64_t below(std::uint64_t n) noexcept { return n == 0 ? 0 : next() % n; }
 };
 
+// Decisions read from a fuzzer's input instead of a generator: small choices take one or two bytes, so the fuzzer
+// steers each one; past the end every read is zero and the run stops.
+class byte_source {
+ public:
+  byte_source(const std::uint8_t* data, std::size_t size) noexcept : m_data(data), m_size(size) {}
+  std::uint64_t next() noexcept { return read(8); }
+  std::uint64_t below(std::uint64_t n) noexcept {
+    if (n == 0) return 0;
+    return read(n <= 256 ? 1 : n <= 65536 ? 2 : 8) % n;
+  }
+  [[nodiscard]] bool exhausted() const noexcept { return m_at >= m_size; }
+
+ private:
+  std::uint64_t read(std::size_t bytes) noexcept {
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < bytes; ++i) value = (value << 8) | (m_at < m_size ? m_data[m_at++] : 0U);
+    return value;
+  }
+  const std::uint8_t* m_data;
+  std::size_t m_size;
+  std::size_t m_at = 0;
+};
+
 [[nodiscard]] inline tick add(tick a, tick b) noexcept { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 [[nodiscard]] inline tick sub(tick a, tick b) noexcept { return a < b ? 0 : a - b; }
 
@@ -45,7 +69,8 @@ struct rng {
 
 // A tick near now at one of many scales: the past, now, the next tick, the edges of every level of every
 // geometry (relative and aligned), ring multiples, dense ties, the end of time, anywhere.
-[[nodiscard]] inline tick random_time(rng& r, tick now) {
+template <class Source>
+[[nodiscard]] tick random_time(Source& r, tick now) {
   const auto jitter = [&r] { return static_cast<tick>(r.below(3)); };  // 0, 1, 2: to be subtracted by one
   switch (r.below(12)) {
     case 0:
@@ -117,15 +142,21 @@ struct callback_failure : std::runtime_error {
 
 // Drives one queue with a seeded operation sequence. Everything random is drawn from the seed and from what the
 // queue did, so two queues that behave alike draw alike and leave identical traces.
-template <class Q>
+template <class Q, class Source = rng>
 class random_run {
  public:
   random_run(tick start, std::uint64_t seed, std::size_t operations)
+    requires std::same_as<Source, rng>
       : m_queue(start), m_rng{seed}, m_salt(mix(seed ^ 0x5eedULL)), m_operations(operations) {}
+  random_run(tick start, Source source, std::size_t operations, std::uint64_t salt)
+      : m_queue(start), m_rng(source), m_salt(salt), m_operations(operations) {}
 
   // Runs every operation; returns "" or the first broken invariant.
   std::string run() {
     for (m_step = 0; m_step < m_operations; ++m_step) {
+      if constexpr (requires { m_rng.exhausted(); }) {
+        if (m_rng.exhausted()) break;
+      }
       step();
       if (!m_error.empty()) return m_error;
       if (m_step % 4 == 0 && !invariants_hold(m_queue)) return "internal invariants broken at step " + where();
@@ -364,7 +395,7 @@ class random_run {
   }
 
   Q m_queue;
-  rng m_rng;
+  Source m_rng;
   std::uint64_t m_salt;
   std::size_t m_operations;
   std::size_t m_step = 0;
