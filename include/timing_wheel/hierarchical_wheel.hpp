@@ -120,6 +120,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
 
   /// Effects: an empty queue whose now() is `start`.
   explicit hierarchical_wheel(tick start = 0) noexcept : base(start) {}
+  /// Effects: an empty queue whose now() is `start`, holding at most `capacity.timers` timers; all its storage is
+  /// allocated here, and nothing after. Throws: bad_alloc.
+  explicit hierarchical_wheel(fixed_capacity capacity, tick start = 0) : base(start) {
+    this->m_nodes.fix_capacity(capacity.timers);
+    m_overflow.reserve(capacity.timers);
+  }
 
   hierarchical_wheel(hierarchical_wheel&& other) noexcept
       : base(std::move(other)),
@@ -147,6 +153,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
   /// Complexity: O(1) in the wheel, O(log n) beyond the horizon. Throws: bad_alloc, or what T's constructor
   /// throws; then the queue is unchanged.
   timer_handle insert(tick deadline, T value) { return emplace(deadline, std::move(value)); }
+
+  /// Effects: as insert, unless the queue is at its fixed capacity: then the payload is handed back in `rejected`
+  /// and nothing changes (backpressure). Throws: what insert throws, for a growable queue.
+  try_insert_result<T> try_insert(tick deadline, T value) {
+    return base::try_insert_into(*this, deadline, std::move(value));
+  }
 
   /// As insert, constructing the payload in place from `args`.
   template <class... Args>

@@ -43,6 +43,12 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
 
   /// Effects: an empty queue whose now() is `start`.
   explicit min_heap(tick start = 0) noexcept : base(start) {}
+  /// Effects: an empty queue whose now() is `start`, holding at most `capacity.timers` timers; all its storage is
+  /// allocated here, and nothing after. Throws: bad_alloc.
+  explicit min_heap(fixed_capacity capacity, tick start = 0) : base(start) {
+    this->m_nodes.fix_capacity(capacity.timers);
+    m_heap.reserve(capacity.timers);
+  }
   min_heap(min_heap&&) noexcept = default;
   min_heap& operator=(min_heap&&) noexcept = default;
   ~min_heap() = default;
@@ -50,6 +56,12 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
   /// Effects: schedules `value` for `deadline` (a past deadline is due at now()). Returns: its handle.
   /// Complexity: O(log n). Throws: bad_alloc, or what T's constructor throws; then the queue is unchanged.
   timer_handle insert(tick deadline, T value) { return emplace(deadline, std::move(value)); }
+
+  /// Effects: as insert, unless the queue is at its fixed capacity: then the payload is handed back in `rejected`
+  /// and nothing changes (backpressure). Throws: what insert throws, for a growable queue.
+  try_insert_result<T> try_insert(tick deadline, T value) {
+    return base::try_insert_into(*this, deadline, std::move(value));
+  }
 
   /// As insert, constructing the payload in place from `args`.
   template <class... Args>

@@ -27,6 +27,23 @@ struct timer_handle {
 };
 static_assert(sizeof(timer_handle) == 8 && std::is_trivially_copyable_v<timer_handle>);
 
+/// Asks a queue to hold at most `timers` pending timers, with all its storage allocated at construction: it never
+/// allocates afterwards, and try_insert() on a full queue hands the payload back instead of growing.
+struct fixed_capacity {
+  std::size_t timers;
+};
+
+/// What try_insert() answers: the new timer's handle, or, when the queue was full, the payload handed back (and a
+/// handle that is never pending).
+template <class T>
+struct try_insert_result {
+  timer_handle handle;
+  std::optional<T> rejected;
+
+  /// True when the timer was scheduled.
+  explicit operator bool() const noexcept { return !rejected.has_value(); }
+};
+
 namespace detail {
 // Stands for any on_expire callback in the concept below.
 template <class T>

@@ -1,4 +1,5 @@
-// After reserve(n), inserting, cancelling, rescheduling and firing up to n timers allocates nothing. This program
+// After reserve(n), inserting, cancelling, rescheduling and firing up to n timers allocates nothing; a queue built
+// with a fixed capacity allocates nothing after its construction, full or not. This program
 // replaces the global operator new to count allocations, so it is a binary of its own.
 #include "support/queues.hpp"
 
@@ -64,13 +65,47 @@ bool allocates_nothing_after_reserve() {
   return ok;
 }
 
+// A fixed-capacity queue allocates at construction and never again, even when it is full and keeps being asked.
+template <class Q>
+bool fixed_capacity_allocates_nothing() {
+  constexpr std::size_t n = 3000;
+  Q q(timing_wheel::fixed_capacity{n}, 3);
+  std::vector<timing_wheel::timer_handle> handles;
+  handles.reserve(2 * n);
+  allocations = 0;
+  counting = true;
+  std::size_t rejected = 0;
+  for (std::size_t round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < n + n / 3; ++i) {
+      const tick deadline = q.now() + (i % 4 == 0 ? tick{1} << (i % 60) : 1 + i % 5000);
+      auto result = q.try_insert(deadline, i);
+      if (result) {
+        handles.push_back(result.handle);
+      } else {
+        ++rejected;
+      }
+    }
+    for (std::size_t i = 0; i < handles.size(); i += 2) static_cast<void>(q.cancel(handles[i]));
+    handles.clear();
+    q.advance(q.now() + 4000, [](tick, std::uint64_t&&) {});
+  }
+  q.advance(UINT64_MAX, [](tick, std::uint64_t&&) {});
+  counting = false;
+  const bool ok = allocations == 0 && rejected > 0 && q.empty();
+  std::printf("%s fixed: %zu allocations after construction, %zu inserts refused: %s\n", typeid(Q).name(),
+              allocations, rejected, ok ? "ok" : "FAILED");
+  return ok;
+}
+
 template <class... Q>
 int count_failures(std::tuple<Q...>*) {
-  return (0 + ... + (allocates_nothing_after_reserve<Q>() ? 0 : 1));  // every queue runs, failed or not
+  // Every queue runs, failed or not.
+  return (0 + ... + (allocates_nothing_after_reserve<Q>() ? 0 : 1)) +
+         (0 + ... + (fixed_capacity_allocates_nothing<Q>() ? 0 : 1));
 }
 
 int main() {
-  constexpr int queues = std::tuple_size_v<timing_wheel_test::all_queues<std::uint64_t>>;
+  constexpr int queues = 2 * std::tuple_size_v<timing_wheel_test::all_queues<std::uint64_t>>;
   const int failed = count_failures(static_cast<timing_wheel_test::all_queues<std::uint64_t>*>(nullptr));
   std::printf("%d passed, %d failed\n", queues - failed, failed);
   return failed == 0 ? 0 : 1;

@@ -55,6 +55,10 @@ class queue_base {
   }
   /// Returns: how many timers the queue holds without allocating.
   [[nodiscard]] std::size_t capacity() const noexcept { return m_nodes.capacity(); }
+  /// Returns: the most timers the queue can hold: its fixed capacity, or the index space (2^32 - 1) when growable.
+  [[nodiscard]] std::size_t max_size() const noexcept { return m_nodes.limit(); }
+  /// Returns: whether a fixed-capacity queue holds as many timers as it may (a growable queue is never full).
+  [[nodiscard]] bool full() const noexcept { return m_nodes.full(); }
 
   /// Test-only: ages a pending timer's slot so that the next reuses reach the generation wrap-around.
   void set_generation_for_testing(timer_handle handle, std::uint32_t generation) noexcept {
@@ -137,6 +141,13 @@ class queue_base {
   void destroy_payloads() noexcept {
     m_nodes.for_each_live([this](std::uint32_t index) { free_node(index); });
     m_size = 0;
+  }
+
+  // try_insert() for every queue: a full fixed-capacity queue hands the payload back and changes nothing.
+  template <class Queue>
+  static try_insert_result<T> try_insert_into(Queue& queue, tick deadline, T&& value) {
+    if (queue.m_nodes.full()) return {timer_handle{}, std::optional<T>(std::move(value))};
+    return {queue.insert(deadline, std::move(value)), std::nullopt};
   }
 
   // drain() for every queue: advance to the end of time handing each payload to f(deadline, T&&) or f(T&&), then

@@ -36,7 +36,9 @@ union payload_slot {
 //
 // Generations: a free node's generation is even, a live one's odd. acquire() and retire() each add one, so a handle
 // (index, odd generation) stops matching the moment its timer is retired, and a default handle (generation 0) never
-// matches. A node whose generation wraps to 0 is never reused, so no stale handle can ever match a later timer.
+// matches. In a growable slab a node whose generation wraps to 0 is parked for good, so no stale handle can ever
+// match a later timer. A fixed-capacity slab may not shrink: it reuses nodes first-in first-out, so one node's
+// generation wraps only after 2^31 * capacity reuses of the whole slab, and then starts again at 1.
 template <class Node>
 class slab {
   static constexpr unsigned first_chunk_bits = 6;
@@ -53,7 +55,9 @@ class slab {
         m_chunk_count(std::exchange(other.m_chunk_count, 0)),
         m_capacity(std::exchange(other.m_capacity, 0)),
         m_used(std::exchange(other.m_used, 0)),
-        m_free_head(std::exchange(other.m_free_head, nil)) {}
+        m_free_head(std::exchange(other.m_free_head, nil)),
+        m_free_tail(std::exchange(other.m_free_tail, nil)),
+        m_limit(std::exchange(other.m_limit, max_nodes)) {}
   slab& operator=(slab&& other) noexcept {
     if (this != &other) {
       release_storage();
@@ -62,6 +66,8 @@ class slab {
       m_capacity = std::exchange(other.m_capacity, 0);
       m_used = std::exchange(other.m_used, 0);
       m_free_head = std::exchange(other.m_free_head, nil);
+      m_free_tail = std::exchange(other.m_free_tail, nil);
+      m_limit = std::exchange(other.m_limit, max_nodes);
     }
     return *this;
   }
@@ -86,13 +92,25 @@ class slab {
     return index < m_used && is_live(generation) && (*this)[index].generation == generation;
   }
 
-  /// Returns a live node (odd generation). Strong guarantee: throws bad_alloc and changes nothing when storage or
-  /// index space runs out.
+  /// Allocates storage for `nodes` now and never more: the slab becomes fixed-capacity.
+  void fix_capacity(std::size_t nodes) {
+    reserve(nodes);
+    m_limit = nodes;
+  }
+  [[nodiscard]] bool fixed() const noexcept { return m_limit != max_nodes; }
+  [[nodiscard]] std::size_t limit() const noexcept { return m_limit; }
+  /// True when acquire() would have to grow past a fixed capacity.
+  [[nodiscard]] bool full() const noexcept { return m_free_head == nil && m_used >= m_limit; }
+
+  /// Returns a live node (odd generation). Strong guarantee: throws bad_alloc and changes nothing when storage,
+  /// index space or a fixed capacity runs out.
   [[nodiscard]] std::uint32_t acquire() {
     std::uint32_t index = m_free_head;
     if (index != nil) {
       m_free_head = (*this)[index].link;
+      if (m_free_head == nil) m_free_tail = nil;
     } else {
+      if (m_used >= m_limit) throw_bad_alloc();
       if (m_used == m_capacity) grow(std::size_t{m_used} + 1);
       index = m_used;
       ::new (static_cast<void*>(&(*this)[index])) Node();
@@ -105,15 +123,28 @@ class slab {
   /// The node's timer is no longer pending: every handle to it goes stale. Its payload may still be in use.
   void retire(std::uint32_t index) noexcept { ++(*this)[index].generation; }
 
-  /// Returns a retired node to the free list (unless its generation wrapped: then it is parked for good).
+  /// Returns a retired node to the free list: at the front in a growable slab (the hottest node is reused first),
+  /// unless its generation wrapped (then it is parked for good); at the back in a fixed one.
   void release(std::uint32_t index) noexcept {
     Node& node = (*this)[index];
+    if (fixed()) {
+      node.link = nil;
+      if (m_free_tail != nil) {
+        (*this)[m_free_tail].link = index;
+      } else {
+        m_free_head = index;
+      }
+      m_free_tail = index;
+      return;
+    }
     if (node.generation == 0) return;
     node.link = m_free_head;
+    if (m_free_head == nil) m_free_tail = index;
     m_free_head = index;
   }
 
   void reserve(std::size_t nodes) {
+    nodes = std::min(nodes, m_limit);
     if (nodes > m_capacity) grow(nodes);
   }
 
@@ -134,9 +165,17 @@ class slab {
     std::size_t accounted = free;
     for (std::uint32_t i = 0; i < m_used; ++i) {
       const std::uint32_t generation = (*this)[i].generation;
-      if (is_live(generation) || generation == 0) ++accounted;  // live, or parked after its generation wrapped
+      if (is_live(generation) || (generation == 0 && !fixed() && !on_free_list(i))) ++accounted;  // live or parked
     }
     return accounted == m_used;
+  }
+
+  [[nodiscard]] bool on_free_list(std::uint32_t index) const noexcept {
+    std::size_t steps = 0;
+    for (std::uint32_t i = m_free_head; i != nil && steps++ <= m_used; i = (*this)[i].link) {
+      if (i == index) return true;
+    }
+    return false;
   }
 
   /// Test-only: sets a node's generation, to reach the wrap-around without 2^31 reuses.
@@ -174,6 +213,7 @@ class slab {
     m_capacity = 0;
     m_used = 0;
     m_free_head = nil;
+    m_free_tail = nil;
   }
 
   std::array<Node*, max_chunks> m_chunks{};
@@ -181,6 +221,8 @@ class slab {
   std::size_t m_capacity = 0;
   std::uint32_t m_used = 0;
   std::uint32_t m_free_head = nil;
+  std::uint32_t m_free_tail = nil;
+  std::size_t m_limit = max_nodes;
 };
 
 }  // namespace detail
