@@ -92,8 +92,8 @@ bool fixed_capacity_allocates_nothing() {
   q.advance(UINT64_MAX, [](tick, std::uint64_t&&) {});
   counting = false;
   const bool ok = allocations == 0 && rejected > 0 && q.empty();
-  std::printf("%s fixed: %zu allocations after construction, %zu inserts refused: %s\n", typeid(Q).name(),
-              allocations, rejected, ok ? "ok" : "FAILED");
+  std::printf("%s fixed: %zu allocations after construction, %zu inserts refused: %s\n", typeid(Q).name(), allocations,
+              rejected, ok ? "ok" : "FAILED");
   return ok;
 }
 

@@ -21,10 +21,14 @@ constexpr std::size_t max_operations = 2000;
 
 tick start_from(std::uint8_t choice, std::uint64_t raw) {
   switch (choice % 4) {
-    case 0: return raw % 1000;
-    case 1: return (tick{1} << 32) - raw % 1000;
-    case 2: return UINT64_MAX - raw % (tick{1} << 24);
-    default: return raw;
+    case 0:
+      return raw % 1000;
+    case 1:
+      return (tick{1} << 32) - raw % 1000;
+    case 2:
+      return UINT64_MAX - raw % (tick{1} << 24);
+    default:
+      return raw;
   }
 }
 

@@ -73,16 +73,18 @@ int main(int argc, char** argv) {
   const double done = seconds_since(start);
 
   std::uint64_t unaccounted = 0;
-  for (std::uint32_t id = 0; id < n; ++id) if (outcome[id] == 0) ++unaccounted;
+  for (std::uint32_t id = 0; id < n; ++id)
+    if (outcome[id] == 0) ++unaccounted;
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const bool ok = problems == 0 && unaccounted == 0 && wheel.empty() && fired + n / 2 == n;
-  std::printf("timers %llu: insert %.2f s, cancel half %.2f s, fire the rest %.2f s (fired %llu), total %.2f s, "
-              "peak RSS %.0f MiB, %.1f bytes per timer\n",
-              static_cast<unsigned long long>(n), inserted, cancelled - inserted, done - cancelled,
-              static_cast<unsigned long long>(fired), done, static_cast<double>(usage.ru_maxrss) / 1024.0,
-              static_cast<double>(usage.ru_maxrss) * 1024.0 / static_cast<double>(n));
-  std::printf("every timer fired or cancelled exactly once: %s (%llu problems, %llu unaccounted)\n",
-              ok ? "yes" : "NO", static_cast<unsigned long long>(problems), static_cast<unsigned long long>(unaccounted));
+  std::printf(
+      "timers %llu: insert %.2f s, cancel half %.2f s, fire the rest %.2f s (fired %llu), total %.2f s, "
+      "peak RSS %.0f MiB, %.1f bytes per timer\n",
+      static_cast<unsigned long long>(n), inserted, cancelled - inserted, done - cancelled,
+      static_cast<unsigned long long>(fired), done, static_cast<double>(usage.ru_maxrss) / 1024.0,
+      static_cast<double>(usage.ru_maxrss) * 1024.0 / static_cast<double>(n));
+  std::printf("every timer fired or cancelled exactly once: %s (%llu problems, %llu unaccounted)\n", ok ? "yes" : "NO",
+              static_cast<unsigned long long>(problems), static_cast<unsigned long long>(unaccounted));
   return ok ? 0 : 1;
 }

@@ -145,8 +145,7 @@ struct callback_failure : std::runtime_error {
 template <class Q, class Source = rng>
 class random_run {
  public:
-  random_run(tick start, std::uint64_t seed, std::size_t operations)
-    requires std::same_as<Source, rng>
+  random_run(tick start, std::uint64_t seed, std::size_t operations) requires std::same_as<Source, rng>
       : m_queue(start), m_rng{seed}, m_salt(mix(seed ^ 0x5eedULL)), m_operations(operations) {}
   random_run(tick start, Source source, std::size_t operations, std::uint64_t salt)
       : m_queue(start), m_rng(source), m_salt(salt), m_operations(operations) {}
