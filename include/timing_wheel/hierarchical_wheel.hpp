@@ -96,7 +96,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
   [[nodiscard]] static constexpr tick top_reach() noexcept {
     const std::size_t top_shift = level_shift * (active_levels - 1);
     if (top_shift + Bits >= 64) return UINT64_MAX;
-    return (tick{slots} - 2) << top_shift;
+    const tick reach_in_granules = tick{slots} - 2;  // the ring less now()'s slot and the ambiguous last one
+    return reach_in_granules << top_shift;
   }
 
   /// Exact: the aligned span of ticks the wheel covers, 2^(Levels * Bits), or UINT64_MAX when that is the whole tick

@@ -166,7 +166,7 @@ class queue_base {
   }
 
   void assert_not_in_callback() const {
-    TIMING_WHEEL_ASSERT(!m_in_callback && "advance, drain and clear may not be called from a callback");
+    TIMING_WHEEL_ASSERT(!m_in_callback);  // advance, drain and clear may not be called from a callback
   }
 
   slab<Node> m_nodes;
