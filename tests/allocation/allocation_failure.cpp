@@ -1,6 +1,7 @@
 // Running out of memory: the global operator new fails on the N-th allocation, for every N along a workload. The
 // call that failed must leave the queue exactly as it was (strong guarantee), and at the end every timer must have
 // fired or been cancelled exactly once. A program of its own, since it replaces operator new.
+#include "allocation/replace_new.hpp"
 #include "support/queues.hpp"
 #include "support/random_ops.hpp"
 
@@ -19,8 +20,6 @@ namespace {
 bool armed = false;
 long countdown = -1;  // the counted allocation that reaches 0 fails; negative: none fails
 
-bool fail_now() { return armed && countdown >= 0 && countdown-- == 0; }
-
 template <class F>
 decltype(auto) counted(F&& call) {
   struct disarm {
@@ -29,27 +28,9 @@ decltype(auto) counted(F&& call) {
   armed = true;
   return call();
 }
-void* allocate(std::size_t size, std::size_t align) {
-  if (fail_now()) return nullptr;
-  return std::aligned_alloc(align, (size + align - 1) / align * align);
-}
 }  // namespace
 
-void* operator new(std::size_t size) {
-  if (void* p = allocate(size == 0 ? 1 : size, alignof(std::max_align_t))) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, std::align_val_t align) {
-  if (void* p = allocate(size == 0 ? 1 : size, static_cast<std::size_t>(align))) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
-  return allocate(size == 0 ? 1 : size, static_cast<std::size_t>(align));
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+bool allow_allocation() { return !(armed && countdown >= 0 && countdown-- == 0); }
 
 using timing_wheel::tick;
 using timing_wheel::timer_handle;

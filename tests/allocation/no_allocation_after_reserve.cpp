@@ -1,6 +1,7 @@
 // After reserve(n), inserting, cancelling, rescheduling and firing up to n timers allocates nothing; a queue built
 // with a fixed capacity allocates nothing after its construction, full or not. This program
 // replaces the global operator new to count allocations, so it is a binary of its own.
+#include "allocation/replace_new.hpp"
 #include "support/queues.hpp"
 
 #include <cstdint>
@@ -14,28 +15,12 @@
 namespace {
 bool counting = false;
 std::size_t allocations = 0;
-
-void* allocate(std::size_t size, std::size_t align) {
-  if (counting) ++allocations;
-  return std::aligned_alloc(align, (size + align - 1) / align * align);
-}
 }  // namespace
 
-void* operator new(std::size_t size) {
-  if (void* p = allocate(size == 0 ? 1 : size, alignof(std::max_align_t))) return p;
-  throw std::bad_alloc();
+bool allow_allocation() {
+  if (counting) ++allocations;
+  return true;
 }
-void* operator new(std::size_t size, std::align_val_t align) {
-  if (void* p = allocate(size == 0 ? 1 : size, static_cast<std::size_t>(align))) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
-  return allocate(size == 0 ? 1 : size, static_cast<std::size_t>(align));
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 using timing_wheel::tick;
 
