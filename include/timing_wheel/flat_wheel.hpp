@@ -122,18 +122,19 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
   }
 
   /// Effects: fires, in order, every timer due at or before `to`, calling on_expire(deadline, T&&) with now() set
-  /// to the timer's due time; then now() == to. Same callback rules as min_heap::advance.
+  /// to the timer's due time; then now() == to. Same callback and budget rules as min_heap::advance.
   /// Returns: how many timers fired. Requires: not called from a callback.
   template <class F>
-  std::size_t advance(tick to, F&& on_expire) {
+  std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
     this->assert_not_in_callback();
     if (to < this->m_now) return 0;
     std::size_t fired = 0;
     for (;;) {
       const std::optional<tick> due = next_due_by(to);
       if (!due || *due > to) break;
+      if (fired == budget) return fired;  // stopped early: now() stays at the last fire time
       this->m_now = *due;
-      fired += fire_slot(*due, on_expire);
+      fired += fire_slot(*due, on_expire, budget - fired);
     }
     this->m_now = to;
     return fired;
@@ -252,7 +253,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
   }
 
   template <class F>
-  std::size_t fire_slot(tick due, F& on_expire) {
+  std::size_t fire_slot(tick due, F& on_expire, std::size_t budget) {
     const std::size_t slot = slot_of(due);
     struct walk_guard {
       flat_wheel& wheel;
@@ -266,7 +267,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
     m_cursor = m_slots[slot].head;
     m_next_known = false;
     std::size_t fired = 0;
-    while (m_cursor != detail::nil) {
+    while (m_cursor != detail::nil && fired < budget) {
       const std::uint32_t index = m_cursor;
       m_cursor = this->m_nodes[index].link;
       if (this->m_nodes[index].due != due) continue;  // a later revolution's timer

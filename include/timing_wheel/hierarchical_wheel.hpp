@@ -207,20 +207,29 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
   /// with now() set to the fire time; then now() == to. The callback may insert, cancel and reschedule; timers so
   /// scheduled to fire at or before `to` fire in this call, in order. A `to` before now() fires nothing and changes
   /// nothing. If on_expire throws, its timer counts as fired, now() stays at its fire time, the exception
-  /// propagates and every timer not yet fired stays pending. Returns: how many timers fired (cascades not counted).
-  /// Requires: not called from a callback. Complexity: O(Levels + fired + cascaded), however far it jumps.
+  /// propagates and every timer not yet fired stays pending. With a `budget`, at most that many timers fire
+  /// (cascades do not count): if it stops early, now() is the fire time of the last timer fired,
+  /// next_expiration() <= to says more is due, and the next call continues in the same order.
+  /// Returns: how many timers fired. Requires: not called from a callback.
+  /// Complexity: O(Levels + fired + cascaded), however far it jumps.
   template <class F>
-  std::size_t advance(tick to, F&& on_expire) {
+  std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
     this->assert_not_in_callback();
     if (to < this->m_now) return 0;
     m_next_known = false;
     std::size_t fired = 0;
     for (event next = next_event(); next.list != none && next.at <= to; next = next_event()) {
+      if (fired == budget) {
+        // Stop early only if a timer is really due by `to`: a cascade alone fires nothing and must still run.
+        const std::optional<tick> due = find_next_expiration();
+        if (due && *due <= to) return fired;  // now() stays at the last fire time
+        budget = SIZE_MAX;
+      }
       this->m_now = next.at;
       if (next.list == overflow_id) {
         fired += take_from_overflow(on_expire);
       } else if (P == precision::coarse || next.list < slots) {
-        fired += fire_list(next.list, on_expire);
+        fired += fire_list(next.list, on_expire, budget - fired);
       } else {
         cascade(next.list);
       }
@@ -453,9 +462,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
 
   // Fires a slot list due at now(), front to back; timers the callbacks append to it (due now) fire too.
   template <class F>
-  std::size_t fire_list(std::uint32_t list, F& on_expire) {
+  std::size_t fire_list(std::uint32_t list, F& on_expire, std::size_t budget) {
     std::size_t fired = 0;
-    for (std::uint32_t index = m_lists[list].head; index != detail::nil; index = m_lists[list].head) {
+    for (std::uint32_t index = m_lists[list].head; index != detail::nil && fired < budget; index = m_lists[list].head) {
       unlink(index);
       ++fired;
       this->fire_node(index, on_expire);

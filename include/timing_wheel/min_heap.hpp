@@ -102,13 +102,16 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
   /// scheduled at or before `to` fire in this call. A `to` before now() fires nothing and changes nothing.
   /// If on_expire throws, its timer counts as fired, now() stays at its due time, the exception propagates and
   /// every timer not yet fired stays pending. Returns: how many timers fired.
-  /// Requires: not called from a callback. Complexity: O((fired + 1) log n).
+  /// With a `budget`, at most that many timers fire (as ratas' advance(delta, max_execute)): if it stops early,
+  /// now() is the fire time of the last timer fired, next_expiration() <= to says more is due, and the next call
+  /// continues in the same order. Requires: not called from a callback. Complexity: O((fired + 1) log n).
   template <class F>
-  std::size_t advance(tick to, F&& on_expire) {
+  std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
     this->assert_not_in_callback();
     if (to < this->m_now) return 0;
     std::size_t fired = 0;
     while (!m_heap.empty() && m_heap.top().key <= to) {
+      if (fired == budget) return fired;  // stopped early: now() stays at the last fire time
       const detail::heap_entry top = m_heap.top();
       m_heap.pop(on_move());
       this->m_now = top.key;

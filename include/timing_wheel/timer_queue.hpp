@@ -64,6 +64,7 @@ concept timer_queue = requires(Q& q, const Q& cq, tick t, timer_handle h, typena
   { q.reschedule(h, t) } -> std::same_as<bool>;
   { cq.pending(h) } -> std::same_as<bool>;
   { q.advance(t, sink) } -> std::same_as<std::size_t>;
+  { q.advance(t, sink, std::size_t{}) } -> std::same_as<std::size_t>;
   { cq.next_expiration() } -> std::same_as<std::optional<tick>>;
   { cq.expiry(h) } -> std::same_as<std::optional<tick>>;
   { q.get(h) } -> std::same_as<typename Q::value_type*>;

@@ -73,10 +73,11 @@ class model_queue {
     return std::get<0>(*m_order.begin());
   }
   template <class F>
-  std::size_t advance(tick to, F&& on_expire) {
+  std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
     if (to < m_now) return 0;
     std::size_t fired = 0;
     while (!m_order.empty() && std::get<0>(*m_order.begin()) <= to) {
+      if (fired == budget) return fired;
       const auto [due, seq, id] = *m_order.begin();
       m_order.erase(m_order.begin());
       auto node = m_timers.extract(id);

@@ -345,6 +345,27 @@ class random_run {
     record('A', to, thrown ? UINT64_MAX : fired, m_queue.now());
   }
 
+  // advance(to) in slices of at most `budget` firings, as an event loop that bounds its work per turn does: must
+  // fire exactly what one advance(to) fires, in the same order.
+  void advance_in_budgets(tick to, std::size_t budget) {
+    const tick before = m_queue.now();
+    auto expire = on_expire();
+    std::size_t total = 0;
+    for (;;) {
+      const std::size_t fired = m_queue.advance(to, expire, budget);
+      total += fired;
+      const std::optional<tick> next = m_queue.next_expiration();
+      const bool more_due = to >= before && next && *next <= to;
+      if (fired > budget) fail("a budgeted advance fired more than its budget");
+      if (fired < budget && more_due) fail("a budgeted advance stopped short with timers still due");
+      if (!more_due) break;
+      if (m_queue.now() > to) fail("a budgeted advance that stopped early moved now() past its target");
+      if (!m_error.empty()) break;
+    }
+    if (to >= before && m_queue.now() != to) fail("now() is not the target after the budgeted advances");
+    record('B', to, total, m_queue.now());
+  }
+
   void step() {
     const std::uint64_t choice = m_rng.below(1000);
     const tick now = m_queue.now();
@@ -360,8 +381,10 @@ class random_run {
       const bool pending = m_queue.pending(h);
       if ((payload != nullptr) != pending || (payload && *payload != id_of(h))) fail("get() disagrees with pending()");
       record('P', id_of(h), pending, m_queue.expiry(h).value_or(0));
-    } else if (choice < 985) {
+    } else if (choice < 940) {
       advance(advance_target());
+    } else if (choice < 985) {
+      advance_in_budgets(advance_target(), 1 + m_rng.below(4));
     } else if (choice < 992) {
       advance(add(now, m_rng.below(500)), 1 + m_rng.below(3));
     } else if (choice < 995) {
