@@ -31,12 +31,17 @@ TEMPLATE_LIST_TEST_CASE("advance in budgets fires the unbudgeted sequence, howev
     std::vector<firing<int>> fired;
     std::size_t calls = 0;
     for (;;) {
-      const std::size_t n = q.advance(to, [&](tick d, int&& v) { fired.push_back({d, v, q.now()}); }, budget);
+      const std::size_t n = q.advance(
+          to,
+          [&](tick d, int&& v) {
+            fired.push_back({d, v, q.now()});
+          },
+          budget);
       ++calls;
       REQUIRE(n <= budget);
       const auto next = q.next_expiration();
       if (!next || *next > to) break;
-      REQUIRE(n == budget);  // it stopped early only because the budget ran out...
+      REQUIRE(n == budget);                                    // it stopped early only because the budget ran out...
       if (!fired.empty()) CHECK(q.now() == fired.back().now);  // ...and now() is the last fire time
     }
     CHECK(fired == expected);
@@ -49,14 +54,15 @@ TEMPLATE_LIST_TEST_CASE("a zero budget fires nothing and changes nothing while t
                         all_queues<int>) {
   TestType q(10);
   q.insert(20, 1);
-  CHECK(q.advance(30, [](tick, int&&) { FAIL("nothing may fire"); }, 0) == 0);
+  CHECK(q.advance(
+            30, [](tick, int&&) { FAIL("nothing may fire"); }, 0) == 0);
   CHECK(q.now() == 10);
-  CHECK(q.advance(15, [](tick, int&&) {}, 0) == 0);  // nothing due by 15: time simply moves
+  CHECK(q.advance(
+            15, [](tick, int&&) {}, 0) == 0);  // nothing due by 15: time simply moves
   CHECK(q.now() == 15);
 }
 
-TEMPLATE_LIST_TEST_CASE("timers inserted between budgeted calls are ordered as usual", "[budget]",
-                        exact_queues<int>) {
+TEMPLATE_LIST_TEST_CASE("timers inserted between budgeted calls are ordered as usual", "[budget]", exact_queues<int>) {
   TestType q;
   for (int i = 0; i < 4; ++i) q.insert(50, i);
   std::vector<int> fired;

@@ -125,7 +125,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
   /// allocated here, and nothing after. Throws: bad_alloc.
   explicit hierarchical_wheel(fixed_capacity capacity, tick start = 0) : base(start) {
     this->m_nodes.fix_capacity(capacity.timers);
-    m_overflow.reserve(capacity.timers);
+    if constexpr (may_overflow) m_overflow.reserve(capacity.timers);
   }
 
   hierarchical_wheel(hierarchical_wheel&& other) noexcept
@@ -262,7 +262,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
   /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing, beyond the horizon included.
   void reserve(std::size_t n) {
     this->m_nodes.reserve(n);
-    m_overflow.reserve(n);
+    if constexpr (may_overflow) m_overflow.reserve(n);
   }
 
   /// Returns: how many pending timers wait in the overflow store, beyond the horizon.
@@ -307,6 +307,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
 
  private:
   static constexpr std::uint32_t overflow_id = detail::nil - 1;
+  // Exact wheels covering all 64 bits never use the overflow store; coarse ones may, for the last granules of time.
+  static constexpr bool may_overflow = P == precision::coarse || Levels * Bits < 64;
   static constexpr std::uint32_t none = detail::nil;
   static constexpr std::size_t list_count = active_levels * slots;
   static constexpr tick slot_mask = slots - 1;
