@@ -1,6 +1,8 @@
 // Scale: holds N live timers, cancels half of them at random, fires the rest, and checks that every timer was fired
 // or cancelled exactly once, never early, in order. Prints the time and peak memory.
 //   stress [--timers N] [--seed S]      (CI runs N = 10^6; the 10^8 run needs about 5 GB)
+#include "support/random_ops.hpp"
+
 #include <timing_wheel/hierarchical_wheel.hpp>
 
 #include <sys/resource.h>
@@ -15,13 +17,7 @@
 
 namespace {
 using timing_wheel::tick;
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+using timing_wheel_test::mix;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
