@@ -1,6 +1,7 @@
 // A translation unit that instantiates every queue, for clang-tidy to read the headers through (scripts/lint).
 #include <memory>
 #include <string>
+#include <timing_wheel/chrono.hpp>
 #include <timing_wheel/timing_wheel.hpp>
 int main() {
   timing_wheel::hierarchical_wheel<std::string> a;
@@ -33,5 +34,15 @@ int main() {
   b.clear();
   c.clear();
   d.clear();
-  return a.check_invariants() && b.check_invariants() ? 0 : 1;
+  const bool consistent = a.check_invariants() && b.check_invariants();
+  timing_wheel::timer_service<std::string> service;
+  const auto now = std::chrono::steady_clock::now();
+  auto once = service.schedule_after(std::chrono::seconds(1), "once");
+  auto every = service.schedule_every(std::chrono::milliseconds(5), now, "every", timing_wheel::missed_period::burst);
+  service.reschedule(once, now);
+  service.reschedule(every, now);
+  (void)service.cancel(once);
+  service.poll(now + std::chrono::seconds(2), [](std::string&) {});
+  (void)service.cancel(every);
+  return consistent && service.timeout_ms(now) == -1 ? 0 : 1;
 }
