@@ -31,19 +31,21 @@ struct flat_node {
 ///
 /// Order: non-decreasing due time (due = max(deadline, now() at insertion)), equal due times in insertion order, a
 /// reschedule counting as a new insertion: the same sequence as min_heap and hierarchical_wheel<precision::exact>.
-/// Lateness: none. Costs: insert, cancel, reschedule O(1); firing a tick looks at every timer in its slot, and
-/// next_expiration() at most one revolution of slots plus, when nothing is due within a revolution, every pending
-/// timer. It never walks empty slots one by one, however far advance() jumps. Single-threaded.
+/// Lateness: none. Costs: insert, cancel, reschedule O(1); an advance shorter than a revolution sweeps each occupied
+/// slot it covers once, looking at every timer there (as Netty's ticking does); a longer one jumps from due time to
+/// due time through next_expiration(), which looks at most one revolution of slots plus, when nothing is due within
+/// a revolution, every pending timer. It never walks empty slots one by one, however far advance() jumps.
+/// Single-threaded. `Instr`: an instrumentation policy (instrumentation.hpp); the default counts nothing.
 /// The ring lives inside the object: a ring of many thousands of slots makes a large object (allocate it).
 ///
 ///     timing_wheel::flat_wheel<int, 60> timers;      // sixty one-tick slots
 ///     timers.insert(120, 1);                          // two revolutions ahead, slot 0
 ///     timers.insert(5, 2);
 ///     timers.advance(200, [](timing_wheel::tick, int&&) {});   // fires 2 at tick 5, then 1 at tick 120
-template <class T, std::size_t Slots = 256>
-class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
+template <class T, std::size_t Slots = 256, class Instr = no_instrumentation>
+class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   static_assert(Slots >= 1, "flat_wheel needs at least one slot");
-  using base = detail::queue_base<T, detail::flat_node<T>>;
+  using base = detail::queue_base<T, detail::flat_node<T>, Instr>;
   static constexpr std::size_t not_walking = Slots;
 
  public:
@@ -63,7 +65,8 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
         m_slots(std::exchange(other.m_slots, {})),
         m_occupied(std::exchange(other.m_occupied, {})),
         m_next(std::exchange(other.m_next, std::nullopt)),
-        m_next_known(std::exchange(other.m_next_known, true)) {}
+        m_next_known(std::exchange(other.m_next_known, true)),
+        m_due_now(std::exchange(other.m_due_now, false)) {}
   flat_wheel& operator=(flat_wheel&& other) noexcept {
     if (this != &other) {
       base::operator=(std::move(other));
@@ -71,6 +74,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
       m_occupied = std::exchange(other.m_occupied, {});
       m_next = std::exchange(other.m_next, std::nullopt);
       m_next_known = std::exchange(other.m_next_known, true);
+      m_due_now = std::exchange(other.m_due_now, false);
     }
     return *this;
   }
@@ -128,15 +132,21 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
   std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
     this->assert_not_in_callback();
     if (to < this->m_now) return 0;
+    if (to - this->m_now < Slots) return sweep(to, on_expire, budget);
     std::size_t fired = 0;
     for (;;) {
-      const std::optional<tick> due = next_due_by(to);
+      const std::optional<tick> due = next_expiration();
       if (!due || *due > to) break;
-      if (fired == budget) return fired;  // stopped early: now() stays at the last fire time
+      if (fired == budget) {  // stopped early: now() stays at the last fire time
+        m_due_now = true;
+        return fired;
+      }
       this->m_now = *due;
+      m_due_now = true;  // if a callback throws, the rest of this slot stays due at now()
       fired += fire_slot(*due, on_expire, budget - fired);
     }
     this->m_now = to;
+    m_due_now = false;
     return fired;
   }
 
@@ -156,6 +166,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
     m_occupied.clear();
     m_next.reset();
     m_next_known = true;
+    m_due_now = false;
   }
 
   /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing.
@@ -195,6 +206,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
     m_occupied.set(slot);
     // A timer appended behind the walk of the slot being fired must still be seen by that walk.
     if (m_cursor == detail::nil && m_walking == slot) m_cursor = index;
+    if (node.due == this->m_now) m_due_now = true;
     if (m_next_known && (!m_next || node.due < *m_next)) m_next = node.due;
   }
 
@@ -214,22 +226,54 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
     return false;
   }
 
-  // The next due time if it is at or before `to`. A step shorter than a revolution looks only at the slots it
-  // covers (as Netty's ticking does), so frequent small advances never pay for a search of every timer.
-  [[nodiscard]] std::optional<tick> next_due_by(tick to) const noexcept {
-    if (m_next_known || to - this->m_now >= Slots) return next_expiration();
-    return first_due_within(to - this->m_now);
+  // An advance shorter than a revolution: each occupied slot from now() to `to` is swept once, firing its timers
+  // due at that tick in list (insertion) order and looking past the later revolutions' ones. now()'s own slot was
+  // swept when now() was reached, unless a timer has been made due at now() since (m_due_now).
+  template <class F>
+  std::size_t sweep(tick to, F& on_expire, std::size_t budget) {
+    const tick start = this->m_now;
+    const tick reach = to - start;  // < Slots: no slot is met twice
+    const std::size_t first = slot_of(start);
+    std::size_t fired = 0;
+    tick last_fire = start;
+    const auto stop_early = [&](tick from) {
+      if (first_due_within(start, from - start, reach)) {  // more is due by `to`: resume from here next time
+        this->m_now = last_fire;
+        m_due_now = true;
+        return true;
+      }
+      return false;
+    };
+    if (budget == 0 && stop_early(start)) return 0;
+    tick distance = m_due_now ? 0 : 1;
+    while (fired < budget && distance <= reach) {
+      const std::size_t slot = m_occupied.find_next_wrapping((first + distance) % Slots);
+      if (slot == m_occupied.npos) break;
+      const tick found = slot >= first ? slot - first : slot + Slots - first;
+      if (found < distance || found > reach) break;  // wrapped round, or beyond `to`
+      const tick at = start + found;
+      this->m_now = at;
+      m_due_now = true;  // if a callback throws, the rest of this slot stays due at now()
+      const std::size_t n = fire_slot(at, on_expire, budget - fired);
+      fired += n;
+      if (n > 0) last_fire = at;
+      if (fired == budget && stop_early(at)) return fired;
+      distance = found + 1;
+    }
+    this->m_now = to;
+    m_due_now = false;
+    return fired;
   }
 
-  // The first due time met walking the occupied slots round from now(), at most `reach` ticks ahead.
-  [[nodiscard]] std::optional<tick> first_due_within(tick reach) const noexcept {
-    const tick now = this->m_now;
-    reach = std::min(reach, UINT64_MAX - now);  // no tick lies past the end of time
-    const std::size_t start = slot_of(now);
-    for (std::size_t slot = m_occupied.find_next_wrapping(start); slot != m_occupied.npos;) {
+  // The first due time in [origin + from, origin + reach] (reach < Slots), walking the occupied slots round from
+  // origin's slot.
+  [[nodiscard]] std::optional<tick> first_due_within(tick origin, tick from, tick reach) const noexcept {
+    reach = std::min(reach, UINT64_MAX - origin);  // no tick lies past the end of time
+    const std::size_t start = slot_of(origin);
+    for (std::size_t slot = m_occupied.find_next_wrapping((start + from) % Slots); slot != m_occupied.npos;) {
       const std::size_t distance = slot >= start ? slot - start : slot + Slots - start;
-      if (distance > reach) break;
-      if (slot_holds(slot, now + distance)) return now + distance;
+      if (distance < from || distance > reach) break;  // went round, or beyond reach
+      if (slot_holds(slot, origin + distance)) return origin + distance;
       const std::size_t next = m_occupied.find_next_wrapping((slot + 1) % Slots);
       const std::size_t next_distance = next >= start ? next - start : next + Slots - start;
       if (next == m_occupied.npos || next_distance <= distance) break;  // went all the way round
@@ -242,7 +286,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
   // more away and the answer is the smallest due time of all.
   [[nodiscard]] std::optional<tick> find_next_due() const noexcept {
     if (this->empty()) return std::nullopt;
-    if (const std::optional<tick> due = first_due_within(Slots - 1)) return due;
+    if (const std::optional<tick> due = first_due_within(this->m_now, 0, Slots - 1)) return due;
     tick smallest = UINT64_MAX;
     for (std::size_t slot = m_occupied.find_first(); slot != m_occupied.npos; slot = m_occupied.find_next(slot + 1)) {
       for (std::uint32_t i = m_slots[slot].head; i != detail::nil; i = this->m_nodes[i].link) {
@@ -267,14 +311,21 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
     m_cursor = m_slots[slot].head;
     m_next_known = false;
     std::size_t fired = 0;
+    std::size_t looked_at = 0;
     while (m_cursor != detail::nil && fired < budget) {
       const std::uint32_t index = m_cursor;
       m_cursor = this->m_nodes[index].link;
-      if (this->m_nodes[index].due != due) continue;  // a later revolution's timer
+      ++looked_at;
+      this->m_instr.inspected();
+      if (this->m_nodes[index].due != due) {  // a later revolution's timer
+        this->m_instr.looked_empty();
+        continue;
+      }
       unlink(index);
       ++fired;
       this->fire_node(index, on_expire);
     }
+    this->m_instr.slot_processed(looked_at);
     return fired;
   }
 
@@ -282,6 +333,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>> {
   detail::bitmap<Slots> m_occupied;
   mutable std::optional<tick> m_next;  // smallest due time pending, valid while m_next_known
   mutable bool m_next_known = true;
+  bool m_due_now = false;                // a timer may wait in now()'s slot, due at now()
   std::uint32_t m_cursor = detail::nil;  // next node of the slot being fired
   std::size_t m_walking = not_walking;   // the slot being fired
 };

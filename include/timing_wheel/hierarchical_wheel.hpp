@@ -61,18 +61,20 @@ struct wheel_node {
 /// Beyond the horizon (exact: a due time outside now()'s aligned span of 2^(Levels*Bits) ticks; coarse: a delay the
 /// top ring cannot reach, or a fire time that would round past the last tick) timers wait in an overflow heap:
 /// exact mode moves them into the wheel when now() enters their span, coarse mode fires them from there on their
-/// due time. Nothing is ever rejected. Single-threaded: one queue belongs to one thread.
+/// due time. Nothing is ever rejected. Single-threaded: one queue belongs to one thread. `Instr`: an
+/// instrumentation policy (instrumentation.hpp); the default counts nothing and costs nothing.
 ///
 ///     timing_wheel::hierarchical_wheel<std::string> timers;   // 6 levels of 64 slots, exact
 ///     auto h = timers.insert(1'000'000, "session timeout");
 ///     timers.reschedule(h, 2'000'000);                          // O(1)
 ///     while (auto due = timers.next_expiration())               // found from the bitmaps
 ///       timers.advance(*due, [](timing_wheel::tick, std::string&& what) { /* ... */ });
-template <class T, std::size_t Levels = 6, std::size_t Bits = 6, precision P = precision::exact>
-class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
+template <class T, std::size_t Levels = 6, std::size_t Bits = 6, precision P = precision::exact,
+          class Instr = no_instrumentation>
+class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, Instr> {
   static_assert(Levels >= 1, "hierarchical_wheel needs at least one level");
   static_assert(Bits >= 1 && Bits <= 8, "Bits must be 1 to 8: each level has 2^Bits slots");
-  using base = detail::queue_base<T, detail::wheel_node<T>>;
+  using base = detail::queue_base<T, detail::wheel_node<T>, Instr>;
 
  public:
   using value_type = T;
@@ -378,7 +380,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
     auto& node = this->m_nodes[index];
     node.where = where.list;
     if (where.list == overflow_id) {
-      m_overflow.push(where.fire, index, on_move());
+      m_overflow.push(where.fire, index, on_move(), this->m_instr);
     } else {
       const std::size_t level = where.list / slots;
       detail::list_push_back(this->m_nodes, m_lists[where.list], index);
@@ -392,7 +394,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
     auto& node = this->m_nodes[index];
     if (node.where == overflow_id) {
       if (m_next == node.deadline) m_next_known = false;
-      m_overflow.erase(node.prev, on_move());
+      m_overflow.erase(node.prev, on_move(), this->m_instr);
     } else {
       const std::size_t level = node.where / slots;
       if (m_next_known && m_next == (P == precision::exact && level > 0 ? node.deadline : fire_time_of(node.where))) {
@@ -469,8 +471,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
     for (std::uint32_t index = m_lists[list].head; index != detail::nil && fired < budget; index = m_lists[list].head) {
       unlink(index);
       ++fired;
+      this->m_instr.inspected();
       this->fire_node(index, on_expire);
     }
+    this->m_instr.slot_processed(fired);
     return fired;
   }
 
@@ -482,11 +486,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
     m_lists[list] = {};
     m_occupied[level].reset(list & slot_mask);
     if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
+    std::size_t moved = 0;
     while (index != detail::nil) {
       const std::uint32_t next = this->m_nodes[index].link;
       put(index, locate(this->m_nodes[index].deadline));
+      this->m_instr.inspected();
+      this->m_instr.cascaded();
+      ++moved;
       index = next;
     }
+    this->m_instr.slot_processed(moved);
   }
 
   // Exact: now() has entered the span of the earliest overflow timers: they move into the wheel in (due, insertion)
@@ -498,16 +507,19 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>> {
         const tick span = this->m_now >> (Levels * Bits);
         while (!m_overflow.empty() && (m_overflow.top().key >> (Levels * Bits)) == span) {
           const std::uint32_t index = m_overflow.top().node;
-          m_overflow.pop(on_move());
+          m_overflow.pop(on_move(), this->m_instr);
           put(index, locate(this->m_nodes[index].deadline));
+          this->m_instr.inspected();
+          this->m_instr.cascaded();
         }
       }
       static_cast<void>(on_expire);
       return 0;
     } else {
       const std::uint32_t index = m_overflow.top().node;
-      m_overflow.pop(on_move());
+      m_overflow.pop(on_move(), this->m_instr);
       this->m_nodes[index].where = detail::nil;
+      this->m_instr.inspected();
       this->fire_node(index, on_expire);
       return 1;
     }

@@ -27,16 +27,17 @@ struct heap_node {
 /// Order: timers fire in non-decreasing due time (due = max(deadline, now() at insertion)); equal due times fire in
 /// insertion order, a reschedule counting as a new insertion. Lateness: none, each timer fires in the advance() whose
 /// range holds its due time. Costs: insert, cancel and reschedule O(log n); next_expiration O(1); advance
-/// O((fired + 1) log n) however far it jumps. Single-threaded: one queue belongs to one thread.
+/// O((fired + 1) log n) however far it jumps. Single-threaded: one queue belongs to one thread. `Instr`: an
+/// instrumentation policy (instrumentation.hpp); the default counts nothing and costs nothing.
 ///
 ///     timing_wheel::min_heap<int> timers;            // now() == 0
 ///     auto h = timers.insert(30, 7);                 // due at tick 30
 ///     timers.insert(10, 8);
 ///     timers.cancel(h);                              // returns 7
 ///     timers.advance(100, [](timing_wheel::tick deadline, int&& id) { /* deadline 10, id 8 */ });
-template <class T>
-class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
-  using base = detail::queue_base<T, detail::heap_node<T>>;
+template <class T, class Instr = no_instrumentation>
+class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
+  using base = detail::queue_base<T, detail::heap_node<T>, Instr>;
 
  public:
   using value_type = T;
@@ -68,7 +69,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
   timer_handle emplace(tick deadline, Args&&... args) {
     m_heap.make_room();
     const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
-    m_heap.push(due(deadline), index, on_move());
+    m_heap.push(due(deadline), index, on_move(), this->m_instr);
     return base::handle_of(index, this->m_nodes[index]);
   }
 
@@ -76,8 +77,9 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
   /// cancelled, cleared, default-constructed or stale). Complexity: O(log n).
   std::optional<T> cancel(timer_handle handle) {
     if (!this->pending(handle)) return std::nullopt;
-    return this->cancel_node(handle.index,
-                             [this](std::uint32_t index) { m_heap.erase(this->m_nodes[index].link, on_move()); });
+    return this->cancel_node(handle.index, [this](std::uint32_t index) {
+      m_heap.erase(this->m_nodes[index].link, on_move(), this->m_instr);
+    });
   }
 
   /// Effects: moves a pending timer to `deadline`, as a new insertion (it fires after timers already due at the
@@ -87,7 +89,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
     if (!this->pending(handle)) return false;
     auto& node = this->m_nodes[handle.index];
     node.deadline = deadline;
-    m_heap.rekey(node.link, due(deadline), on_move());
+    m_heap.rekey(node.link, due(deadline), on_move(), this->m_instr);
     return true;
   }
 
@@ -113,7 +115,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>> {
     while (!m_heap.empty() && m_heap.top().key <= to) {
       if (fired == budget) return fired;  // stopped early: now() stays at the last fire time
       const detail::heap_entry top = m_heap.top();
-      m_heap.pop(on_move());
+      m_heap.pop(on_move(), this->m_instr);
       this->m_now = top.key;
       ++fired;
       this->fire_node(top.node, on_expire);

@@ -44,6 +44,39 @@ struct try_insert_result {
   explicit operator bool() const noexcept { return !rejected.has_value(); }
 };
 
+/// The default instrumentation policy of every queue: counts nothing, costs nothing (an empty member, every hook an
+/// empty inline function). See instrumentation.hpp for one that counts.
+struct no_instrumentation {
+  constexpr void inserted() noexcept {}
+  constexpr void cancelled() noexcept {}
+  constexpr void fired() noexcept {}
+  constexpr void inspected() noexcept {}
+  constexpr void looked_empty() noexcept {}
+  constexpr void cascaded() noexcept {}
+  constexpr void compared() noexcept {}
+  constexpr void slot_processed(std::size_t) noexcept {}
+};
+
+/// What a queue tells its instrumentation policy (the trailing template parameter of every queue):
+/// inserted / cancelled / fired: one timer inserted, cancelled, fired;
+/// inspected: one timer looked at while a slot is processed (fired, cascaded, or put back);
+/// looked_empty: a timer looked at and put back because it is not due yet (flat_wheel: a later revolution's);
+/// cascaded: one timer moved down a level (or in from the overflow store);
+/// compared: one comparison of two timers' (due, sequence) keys in a heap;
+/// slot_processed(n): a slot holding n timers was processed.
+template <class I>
+concept instrumentation_policy = std::is_nothrow_default_constructible_v<I> &&
+    std::is_nothrow_move_constructible_v<I> && requires(I& i, std::size_t n) {
+  i.inserted();
+  i.cancelled();
+  i.fired();
+  i.inspected();
+  i.looked_empty();
+  i.cascaded();
+  i.compared();
+  i.slot_processed(n);
+};
+
 namespace detail {
 // Stands for any on_expire callback in the concept below.
 template <class T>

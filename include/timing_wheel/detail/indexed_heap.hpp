@@ -21,7 +21,8 @@ struct heap_entry {
 
 // A 4-ary min-heap on (key, seq) that reports every entry's position through `on_move(node, position)`, so that
 // a node can be found in O(1) and removed or re-keyed in O(log n). Four children per parent halve the depth of a
-// binary heap; their entries share a cache line or two.
+// binary heap; their entries share a cache line or two. Every comparison of two entries is reported to `counter`
+// (an instrumentation policy: counter.compared()).
 class indexed_heap {
  public:
   static constexpr std::size_t arity = 4;
@@ -42,36 +43,36 @@ class indexed_heap {
   [[nodiscard]] std::uint64_t next_seq() noexcept { return m_seq++; }
 
   /// Requires make_room() since the last push.
-  template <class OnMove>
-  void push(tick key, std::uint32_t node, OnMove&& on_move) noexcept {
+  template <class OnMove, class Count>
+  void push(tick key, std::uint32_t node, OnMove&& on_move, Count& counter) noexcept {
     m_entries.push_back(heap_entry{key, next_seq(), node});
-    sift_up(m_entries.size() - 1, on_move);
+    sift_up(m_entries.size() - 1, on_move, counter);
   }
 
-  template <class OnMove>
-  void erase(std::size_t position, OnMove&& on_move) noexcept {
+  template <class OnMove, class Count>
+  void erase(std::size_t position, OnMove&& on_move, Count& counter) noexcept {
     const std::size_t last = m_entries.size() - 1;
     if (position != last) {
       const heap_entry moved = m_entries[last];
       m_entries.pop_back();
-      place_and_sift(position, moved, on_move);
+      place_and_sift(position, moved, on_move, counter);
     } else {
       m_entries.pop_back();
     }
   }
 
-  template <class OnMove>
-  void pop(OnMove&& on_move) noexcept {
-    erase(0, on_move);
+  template <class OnMove, class Count>
+  void pop(OnMove&& on_move, Count& counter) noexcept {
+    erase(0, on_move, counter);
   }
 
   /// Gives the entry at `position` a new key and a fresh sequence number: it counts as a new insertion.
-  template <class OnMove>
-  void rekey(std::size_t position, tick key, OnMove&& on_move) noexcept {
+  template <class OnMove, class Count>
+  void rekey(std::size_t position, tick key, OnMove&& on_move, Count& counter) noexcept {
     heap_entry entry = m_entries[position];
     entry.key = key;
     entry.seq = next_seq();
-    place_and_sift(position, entry, on_move);
+    place_and_sift(position, entry, on_move, counter);
   }
 
   [[nodiscard]] static bool before(const heap_entry& a, const heap_entry& b) noexcept {
@@ -81,21 +82,22 @@ class indexed_heap {
  private:
   [[gnu::cold]] void grow() { m_entries.reserve(std::max<std::size_t>(16, m_entries.capacity() * 2)); }
 
-  template <class OnMove>
-  void place_and_sift(std::size_t position, const heap_entry& entry, OnMove& on_move) noexcept {
+  template <class OnMove, class Count>
+  void place_and_sift(std::size_t position, const heap_entry& entry, OnMove& on_move, Count& counter) noexcept {
     m_entries[position] = entry;
-    if (position > 0 && before(entry, m_entries[(position - 1) / arity])) {
-      sift_up(position, on_move);
+    if (position > 0 && (counter.compared(), before(entry, m_entries[(position - 1) / arity]))) {
+      sift_up(position, on_move, counter);
     } else {
-      sift_down(position, on_move);
+      sift_down(position, on_move, counter);
     }
   }
 
-  template <class OnMove>
-  void sift_up(std::size_t position, OnMove& on_move) noexcept {
+  template <class OnMove, class Count>
+  void sift_up(std::size_t position, OnMove& on_move, Count& counter) noexcept {
     const heap_entry entry = m_entries[position];
     while (position > 0) {
       const std::size_t parent = (position - 1) / arity;
+      counter.compared();
       if (!before(entry, m_entries[parent])) break;
       m_entries[position] = m_entries[parent];
       on_move(m_entries[position].node, position);
@@ -105,8 +107,8 @@ class indexed_heap {
     on_move(entry.node, position);
   }
 
-  template <class OnMove>
-  void sift_down(std::size_t position, OnMove& on_move) noexcept {
+  template <class OnMove, class Count>
+  void sift_down(std::size_t position, OnMove& on_move, Count& counter) noexcept {
     const heap_entry entry = m_entries[position];
     const std::size_t count = m_entries.size();
     for (;;) {
@@ -115,8 +117,10 @@ class indexed_heap {
       const std::size_t end = std::min(first + arity, count);
       std::size_t best = first;
       for (std::size_t child = first + 1; child < end; ++child) {
+        counter.compared();
         if (before(m_entries[child], m_entries[best])) best = child;
       }
+      counter.compared();
       if (!before(m_entries[best], entry)) break;
       m_entries[position] = m_entries[best];
       on_move(m_entries[position].node, position);

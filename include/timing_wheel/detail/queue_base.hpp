@@ -16,9 +16,11 @@ TIMING_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 // What every queue does the same way: handles, payload lifetime, the firing protocol, the callback guard.
-// Node requirements: those of slab, plus `tick deadline` and `payload_slot<T> payload`.
-template <class T, class Node>
+// Node requirements: those of slab, plus `tick deadline` and `payload_slot<T> payload`. `Instr` is the queue's
+// instrumentation policy: an empty one takes no space ([[no_unique_address]]) and its hooks compile to nothing.
+template <class T, class Node, class Instr>
 class queue_base {
+  static_assert(instrumentation_policy<Instr>, "Instr must model timing_wheel::instrumentation_policy");
   static_assert(std::is_object_v<T> && !std::is_const_v<T> && std::is_nothrow_destructible_v<T>,
                 "the payload must be a non-const object type with a non-throwing destructor");
   static_assert(std::is_move_constructible_v<T>, "the payload must be move-constructible (cancel returns it)");
@@ -60,6 +62,10 @@ class queue_base {
   /// Returns: whether a fixed-capacity queue holds as many timers as it may (a growable queue is never full).
   [[nodiscard]] bool full() const noexcept { return m_nodes.full(); }
 
+  /// Returns: the instrumentation policy object, with whatever it counted.
+  [[nodiscard]] const Instr& instrumentation() const noexcept { return m_instr; }
+  [[nodiscard]] Instr& instrumentation() noexcept { return m_instr; }
+
   /// Test-only: ages a pending timer's slot so that the next reuses reach the generation wrap-around.
   void set_generation_for_testing(timer_handle handle, std::uint32_t generation) noexcept {
     TIMING_WHEEL_ASSERT(pending(handle) && slab<Node>::is_live(generation));
@@ -69,13 +75,17 @@ class queue_base {
  protected:
   explicit queue_base(tick start) noexcept : m_now(start) {}
   queue_base(queue_base&& other) noexcept
-      : m_nodes(std::move(other.m_nodes)), m_size(std::exchange(other.m_size, 0)), m_now(other.m_now) {}
+      : m_nodes(std::move(other.m_nodes)),
+        m_size(std::exchange(other.m_size, 0)),
+        m_now(other.m_now),
+        m_instr(std::move(other.m_instr)) {}
   queue_base& operator=(queue_base&& other) noexcept {
     if (this != &other) {
       destroy_payloads();
       m_nodes = std::move(other.m_nodes);
       m_size = std::exchange(other.m_size, 0);
       m_now = other.m_now;
+      m_instr = std::move(other.m_instr);
     }
     return *this;
   }
@@ -104,6 +114,7 @@ class queue_base {
 #endif
     node.deadline = deadline;
     ++m_size;
+    m_instr.inserted();
     return index;
   }
 
@@ -114,6 +125,7 @@ class queue_base {
     std::optional<T> value(std::in_place, std::move(m_nodes[index].payload.value));
     unlink(index);
     free_node(index);
+    m_instr.cancelled();
     return value;
   }
 
@@ -123,6 +135,7 @@ class queue_base {
   void fire_node(std::uint32_t index, F& on_expire) {
     m_nodes.retire(index);
     --m_size;
+    m_instr.fired();
     struct release_on_exit {
       queue_base& queue;
       std::uint32_t index;
@@ -173,6 +186,7 @@ class queue_base {
   std::size_t m_size = 0;
   tick m_now;
   bool m_in_callback = false;
+  [[no_unique_address]] Instr m_instr;
 
  private:
   void free_node(std::uint32_t index) noexcept {
