@@ -19,8 +19,13 @@ TOLERANCE = 0.35  # seconds after the timeout, for a loaded 2-core machine and t
 TALK_EVERY = 0.25  # seconds between messages on a talking connection (well inside IDLE_MS)
 
 
+SERVERS = []
+
+
 def fail(message):
     print("FAIL: " + message, flush=True)
+    for server in SERVERS:  # a server left running would keep ctest waiting on its output
+        server.process.kill()
     sys.exit(1)
 
 
@@ -28,6 +33,7 @@ class Server:
     def __init__(self, binary):
         self.process = subprocess.Popen([binary, "--port", "0", "--idle-ms", str(IDLE_MS)],
                                         stdout=subprocess.PIPE, text=True)
+        SERVERS.append(self)
         first = self.process.stdout.readline().strip()
         prefix = "listening on 127.0.0.1:"
         if not first.startswith(prefix):
@@ -59,8 +65,9 @@ class Connection:
         self.closed_at = None
 
     def send(self):
-        self.sock.send(b"ping")
+        # Taken before sending: the server may read the message (and restart the timeout) before send() returns.
         self.last_send = time.monotonic()
+        self.sock.send(b"ping")
 
 
 def main():
