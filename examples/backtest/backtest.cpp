@@ -4,12 +4,19 @@
 // cover one hour. The program checks that every timer fires in time order, ties in insertion order, and that none
 // is lost.
 //
-//   backtest --events N [--streams K] [--queue wheel|heap] [--seed S]
+//   backtest --events N [--streams K] [--queue wheel|heap] [--seed S] [--rss]
 //
 // prints one line: events N timers M order ok events/s X peak-live L
-// where M counts every timer fired (market events and follow-ups). Exits 1 if the order check or the count fails.
+// where M counts every timer fired (market events and follow-ups), then, with --rss, a line "peak-rss-kb K".
+// Exits 1 if the order check or the count fails. Built in bench/ (timing_wheel_backtest), it also races the
+// benchmark baselines: --queue pq|multimap|btree|boost|flat.
 #include <timing_wheel/hierarchical_wheel.hpp>
 #include <timing_wheel/min_heap.hpp>
+#ifdef TIMING_WHEEL_BACKTEST_BASELINES
+#include "structures.hpp"
+#endif
+
+#include <sys/resource.h>
 
 #include <array>
 #include <chrono>
@@ -122,7 +129,7 @@ result run(const options& opt) {
 }
 
 [[noreturn]] void usage() {
-  std::fputs("usage: backtest --events N [--streams K] [--queue wheel|heap] [--seed S]\n", stderr);
+  std::fputs("usage: backtest --events N [--streams K] [--queue wheel|heap] [--seed S] [--rss]\n", stderr);
   std::exit(2);
 }
 
@@ -136,8 +143,13 @@ std::uint64_t parse_number(const char* text) {
 
 int main(int argc, char** argv) {
   options opt;
+  bool report_rss = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--rss") {
+      report_rss = true;
+      continue;
+    }
     if (i + 1 >= argc) usage();
     const char* value = argv[++i];
     if (arg == "--events") {
@@ -159,6 +171,22 @@ int main(int argc, char** argv) {
     out = run<timing_wheel::hierarchical_wheel<timer>>(opt);
   } else if (opt.queue == "heap") {
     out = run<timing_wheel::min_heap<timer>>(opt);
+#ifdef TIMING_WHEEL_BACKTEST_BASELINES
+  } else if (opt.queue == "pq") {
+    out = run<bench::tombstone_queue<timer>>(opt);
+  } else if (opt.queue == "multimap") {
+    out = run<bench::multimap_queue<timer>>(opt);
+  } else if (opt.queue == "flat") {
+    out = run<timing_wheel::flat_wheel<timer, 4096>>(opt);
+#if TIMING_WHEEL_BENCH_HAS_ABSL
+  } else if (opt.queue == "btree") {
+    out = run<bench::btree_queue<timer>>(opt);
+#endif
+#if TIMING_WHEEL_BENCH_HAS_BOOST
+  } else if (opt.queue == "boost") {
+    out = run<bench::boost_heap_queue<timer>>(opt);
+#endif
+#endif
   } else {
     usage();
   }
@@ -175,5 +203,10 @@ int main(int argc, char** argv) {
                  out.events, opt.events, out.fired, out.inserted);
   }
   if (!out.in_order) std::fputs("backtest: a timer fired out of time order\n", stderr);
+  if (report_rss) {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("peak-rss-kb %ld\n", usage.ru_maxrss);
+  }
   return ok ? 0 : 1;
 }

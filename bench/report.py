@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""Turns one bench/run result folder into summary.md (the tables the README quotes), summary.csv and SVG plots.
+
+Usage: bench/report.py RESULTS_DIR
+Reads throughput.json (Google Benchmark, medians of repetitions), latency.jsonl, backtest.jsonl, memory.jsonl,
+periodic.json and machine.json from RESULTS_DIR.
+"""
+import csv
+import json
+import os
+import sys
+
+ORDER = ["hierarchical_wheel", "hierarchical_wheel_coarse", "flat_wheel_4096", "min_heap",
+         "priority_queue_tombstones", "std_multimap", "absl_btree_map", "boost_d_ary_heap"]
+COLOURS = {"hierarchical_wheel": "#1f77b4", "hierarchical_wheel_coarse": "#aec7e8", "flat_wheel_4096": "#ff7f0e",
+           "min_heap": "#d62728", "priority_queue_tombstones": "#9467bd", "std_multimap": "#8c564b",
+           "absl_btree_map": "#2ca02c", "boost_d_ary_heap": "#7f7f7f"}
+BACKTEST_NAMES = {"wheel": "hierarchical_wheel", "heap": "min_heap", "pq": "priority_queue_tombstones",
+                  "multimap": "std_multimap", "btree": "absl_btree_map", "boost": "boost_d_ary_heap",
+                  "flat": "flat_wheel_4096"}
+
+
+def load_jsonl(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip().startswith("{")]
+
+
+def throughput(results):
+    """{workload: {structure: {variant: counters}}} from the medians."""
+    path = os.path.join(results, "throughput.json")
+    table = {}
+    if not os.path.exists(path):
+        return table
+    with open(path) as f:
+        data = json.load(f)
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        if b.get("error_occurred"):
+            continue
+        parts = [p for p in b["run_name"].split("/")
+                 if not p.startswith(("iterations:", "repeats:", "manual_time", "real_time"))]
+        workload, structure, variant = parts[0], parts[1], "/".join(parts[2:])
+        table.setdefault(workload, {}).setdefault(structure, {})[variant] = b
+    return table
+
+
+def fmt(x, digits=0):
+    if x is None:
+        return "-"
+    if x >= 100:
+        return "{:,.0f}".format(x)
+    return ("{:.%df}" % max(digits, 1 if x < 10 else 0)).format(x)
+
+
+def ratio(x, base):
+    if x is None or not base:
+        return ""
+    return " (%.2fx)" % (x / base)
+
+
+def structures_in(d):
+    return [s for s in ORDER if s in d]
+
+
+def main():
+    results = sys.argv[1]
+    machine = json.load(open(os.path.join(results, "machine.json")))
+    tp = throughput(results)
+    latency = load_jsonl(os.path.join(results, "latency.jsonl"))
+    backtest = load_jsonl(os.path.join(results, "backtest.jsonl"))
+    memory = load_jsonl(os.path.join(results, "memory.jsonl"))
+    md = []
+    rows = []
+    md.append("Machine: %s, %s cores, %s; compiler %s, flags `%s`; %s. Medians of %s; ratios against `min_heap` in "
+              "the same run (lower is better unless said)." % (machine["cpu"], machine["cores"], machine["os"],
+                                                              machine["compiler"], machine["flags"], machine["date"],
+                                                              machine["method"]))
+    md.append("")
+
+    w1 = tp.get("W1_bulk", {})
+    for size in ("10000000", "1000000", "10000"):
+        for mode in ("jump", "tick"):
+            variant = size + "/" + mode
+            present = [s for s in structures_in(w1) if variant in w1[s]]
+            if not present:
+                continue
+            base = w1.get("min_heap", {}).get(variant)
+            md.append("**W1 bulk, %s timers, fired %s** (ns per timer)" % (
+                "{:,}".format(int(size)), "in one advance" if mode == "jump" else "one tick per advance"))
+            md.append("")
+            md.append("| structure | insert | fire | insert + fire |")
+            md.append("|---|---|---|---|")
+            for s in present:
+                c = w1[s][variant]
+                total = c["insert_ns"] + c["fire_ns"]
+                bt = (base["insert_ns"] + base["fire_ns"]) if base else None
+                md.append("| `%s` | %s%s | %s%s | %s%s |" % (s, fmt(c["insert_ns"]), ratio(c["insert_ns"], base and base["insert_ns"]),
+                                                           fmt(c["fire_ns"]), ratio(c["fire_ns"], base and base["fire_ns"]),
+                                                           fmt(total), ratio(total, bt)))
+                rows.append(["W1", variant, s, "insert_ns", c["insert_ns"]])
+                rows.append(["W1", variant, s, "fire_ns", c["fire_ns"]])
+            md.append("")
+
+    for k in (100, 250):
+        entries = [e for e in latency if e["ops_per_tick"] == k]
+        if not entries:
+            continue
+        md.append("**W2 trading, a tick every %d ops** (ns per operation; median of 3 runs; %s polls each)" % (
+            k, "{:,}".format(next(e["samples"] for e in entries if e["op"] == "poll"))))
+        md.append("")
+        md.append("| structure | insert p50 | insert p99.9 | cancel p50 | cancel p99.9 | poll p50 | poll p99 | poll p99.9 | poll p99.99 | poll mean |")
+        md.append("|---|---|---|---|---|---|---|---|---|---|")
+        by = {}
+        for e in entries:
+            by.setdefault(e["structure"], {})[e["op"]] = e
+        for s in structures_in(by):
+            i, c, p = by[s]["insert"], by[s]["cancel"], by[s]["poll"]
+            md.append("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                s, fmt(i["p50"]), fmt(i["p99.9"]), fmt(c["p50"]), fmt(c["p99.9"]), fmt(p["p50"]), fmt(p["p99"]),
+                fmt(p["p99.9"]), fmt(p["p99.99"]), fmt(p["mean"])))
+            for op in ("insert", "cancel", "poll"):
+                for q in ("p50", "p99.9", "mean"):
+                    rows.append(["W2", str(k), s, op + "_" + q, by[s][op][q]])
+        md.append("")
+
+    w3 = tp.get("W3_timeouts", {})
+    if w3:
+        base = w3.get("min_heap", {}).get("")
+        md.append("**W3 network timeouts** (10^6 live 30 s timeouts, reschedule a random one per op, 1 ms every 1000 ops)")
+        md.append("")
+        md.append("| structure | ns per op | bytes per timer (malloc, at the end) |")
+        md.append("|---|---|---|")
+        for s in structures_in(w3):
+            c = w3[s][""]
+            md.append("| `%s` | %s%s | %s |" % (s, fmt(c["ns_per_op"]), ratio(c["ns_per_op"], base and base["ns_per_op"]),
+                                               fmt(c["bytes_per_timer"])))
+            rows.append(["W3", "", s, "ns_per_op", c["ns_per_op"]])
+            rows.append(["W3", "", s, "bytes_per_timer", c["bytes_per_timer"]])
+        md.append("")
+
+    if backtest:
+        base = next((b for b in backtest if b["structure"] == "min_heap"), None)
+        md.append("**W4 backtest** (10^7 market events over an hour, 4 follow-ups each, 1 us ticks; one process each; higher events/s is better)")
+        md.append("")
+        md.append("| structure | events/s | peak RSS |")
+        md.append("|---|---|---|")
+        for b in sorted(backtest, key=lambda b: ORDER.index(b["structure"])):
+            md.append("| `%s` | %s%s | %.0f MB%s |" % (b["structure"], fmt(b["events_per_s"]),
+                                                      ratio(b["events_per_s"], base and base["events_per_s"]),
+                                                      b["peak_rss_kb"] / 1024,
+                                                      ratio(b["peak_rss_kb"], base and base["peak_rss_kb"])))
+            rows.append(["W4", "", b["structure"], "events_per_s", b["events_per_s"]])
+            rows.append(["W4", "", b["structure"], "peak_rss_kb", b["peak_rss_kb"]])
+        md.append("")
+
+    w5 = tp.get("W5_sparse", {})
+    if w5:
+        md.append("**W5 sparse idle** (1000 timers; ns per advance of 2^k ticks)")
+        md.append("")
+        md.append("| structure | 2^10 | 2^20 | 2^30 |")
+        md.append("|---|---|---|---|")
+        base = w5.get("min_heap", {})
+        for s in structures_in(w5):
+            cells = []
+            for k in ("2^10", "2^20", "2^30"):
+                c = w5[s].get(k)
+                v = c["ns_per_advance"] if c else None
+                cells.append(fmt(v) + ratio(v, base.get(k, {}).get("ns_per_advance")))
+                if v is not None:
+                    rows.append(["W5", k, s, "ns_per_advance", v])
+            md.append("| `%s` | %s |" % (s, " | ".join(cells)))
+        md.append("")
+
+    if memory:
+        md.append("**Memory** (10^7 timers with an 8-byte payload, after reserve; one process each)")
+        md.append("")
+        md.append("| structure | bytes per timer (RSS growth) | bytes per timer (malloc) |")
+        md.append("|---|---|---|")
+        for m in sorted(memory, key=lambda m: ORDER.index(m["structure"])):
+            md.append("| `%s` | %.1f | %.1f |" % (m["structure"], m["rss_bytes_per_timer"], m["malloc_bytes_per_timer"]))
+            rows.append(["memory", "", m["structure"], "rss_bytes_per_timer", m["rss_bytes_per_timer"]])
+        md.append("")
+
+    with open(os.path.join(results, "summary.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    with open(os.path.join(results, "summary.csv"), "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["workload", "variant", "structure", "metric", "value"])
+        writer.writerows(rows)
+    plots(results, tp, latency, backtest, memory)
+    print("\n".join(md))
+
+
+def plots(results, tp, latency, backtest, memory):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: matplotlib missing (apt-get install python3-matplotlib): no plots", file=sys.stderr)
+        return
+
+    def save(fig, name):
+        fig.tight_layout()
+        fig.savefig(os.path.join(results, name), format="svg")
+        plt.close(fig)
+
+    w1 = tp.get("W1_bulk", {})
+    variant = "10000000/jump"
+    present = [s for s in structures_in(w1) if variant in w1[s]]
+    if present:
+        fig, ax = plt.subplots(figsize=(8, 4))
+        xs = range(len(present))
+        ax.bar([x - 0.2 for x in xs], [w1[s][variant]["insert_ns"] for s in present], 0.4, label="insert")
+        ax.bar([x + 0.2 for x in xs], [w1[s][variant]["fire_ns"] for s in present], 0.4, label="fire")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(present, rotation=25, ha="right")
+        ax.set_yscale("log")
+        ax.set_ylabel("ns per timer (log)")
+        ax.set_title("W1: 10^7 timers due in [1, 2^20), insert then fire all")
+        ax.legend()
+        save(fig, "w1_bulk.svg")
+
+    entries = [e for e in latency if e["ops_per_tick"] == 100 and e["op"] == "poll"]
+    if entries:
+        fig, ax = plt.subplots(figsize=(8, 4))
+        qs = ["p50", "p90", "p99", "p99.9", "p99.99"]
+        for e in sorted(entries, key=lambda e: ORDER.index(e["structure"])):
+            ax.plot(qs, [max(e[q], 1) for q in qs], marker="o", label=e["structure"], color=COLOURS[e["structure"]])
+        ax.set_yscale("log")
+        ax.set_ylabel("poll latency, ns (log)")
+        ax.set_title("W2: poll latency percentiles, a tick every 100 ops")
+        ax.legend(fontsize=8)
+        save(fig, "w2_poll.svg")
+
+    w3 = tp.get("W3_timeouts", {})
+    if w3:
+        present = structures_in(w3)
+        fig, ax = plt.subplots(figsize=(8, 4))
+        ax.bar(present, [w3[s][""]["ns_per_op"] for s in present], color=[COLOURS[s] for s in present])
+        ax.set_ylabel("ns per reschedule")
+        ax.set_title("W3: 10^6 live 30 s timeouts, reschedule a random one")
+        plt.setp(ax.get_xticklabels(), rotation=25, ha="right")
+        save(fig, "w3_timeouts.svg")
+
+    if backtest:
+        b = sorted(backtest, key=lambda b: ORDER.index(b["structure"]))
+        fig, ax = plt.subplots(figsize=(8, 4))
+        ax.bar([x["structure"] for x in b], [x["events_per_s"] / 1e6 for x in b],
+               color=[COLOURS[x["structure"]] for x in b])
+        ax.set_ylabel("million events per second")
+        ax.set_title("W4: backtest, 10^7 events with 4 follow-ups each (higher is better)")
+        plt.setp(ax.get_xticklabels(), rotation=25, ha="right")
+        save(fig, "w4_backtest.svg")
+
+    w5 = tp.get("W5_sparse", {})
+    if w5:
+        fig, ax = plt.subplots(figsize=(8, 4))
+        for s in structures_in(w5):
+            ks = [k for k in ("2^10", "2^20", "2^30") if k in w5[s]]
+            ax.plot(ks, [w5[s][k]["ns_per_advance"] for k in ks], marker="o", label=s, color=COLOURS[s])
+        ax.set_yscale("log")
+        ax.set_ylabel("ns per advance (log)")
+        ax.set_xlabel("jump length (ticks)")
+        ax.set_title("W5: 1000 sparse timers, 4096 jumps")
+        ax.legend(fontsize=8)
+        save(fig, "w5_sparse.svg")
+
+    if memory:
+        m = sorted(memory, key=lambda m: ORDER.index(m["structure"]))
+        fig, ax = plt.subplots(figsize=(8, 4))
+        ax.bar([x["structure"] for x in m], [x["rss_bytes_per_timer"] for x in m],
+               color=[COLOURS[x["structure"]] for x in m])
+        ax.axhline(32, color="k", linestyle="--", linewidth=1)
+        ax.set_ylabel("bytes per timer (RSS)")
+        ax.set_title("Memory: 10^7 timers, 8-byte payload")
+        plt.setp(ax.get_xticklabels(), rotation=25, ha="right")
+        save(fig, "memory.svg")
+
+
+if __name__ == "__main__":
+    main()
