@@ -179,3 +179,27 @@ TEST_CASE("counting changes nothing that fires", "[instrumentation][differential
   CHECK(counted_heap.instrumentation().fires == 2000);
   CHECK(counted_wheel.instrumentation().fires == 2000);
 }
+
+TEST_CASE("exact: a level-1 cascade is spread over the span before it, a bounded share per tick",
+          "[instrumentation][hierarchical_wheel][cascade]") {
+  clock2 ticked(64);
+  timing_wheel::min_heap<int> reference(64);
+  for (int i = 0; i < 6400; ++i) {
+    const tick due = 128 + static_cast<tick>(i) * 7 % 64;  // all in level-1 slot 2, span [128, 192)
+    ticked.insert(due, i);
+    reference.insert(due, i);
+  }
+  std::vector<int> fired;
+  std::uint64_t worst = 0;
+  while (ticked.now() < 200) {
+    const std::uint64_t before = ticked.instrumentation().cascades;
+    ticked.advance(ticked.now() + 1, [&](tick, int&& v) { fired.push_back(v); });
+    worst = std::max(worst, ticked.instrumentation().cascades - before);
+    REQUIRE(ticked.check_invariants());
+  }
+  CHECK(worst <= (6400 + 62) / 63);  // ceil(6400 / 63 ticks left after the first advance): no burst of 6400 at 128
+  CHECK(ticked.instrumentation().cascades == 6400);
+  std::vector<int> expected;
+  reference.advance(200, [&](tick, int&& v) { expected.push_back(v); });
+  REQUIRE(fired == expected);  // due-time order, equal due times first-in first-out
+}

@@ -134,6 +134,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       : base(std::move(other)),
         m_lists(std::exchange(other.m_lists, {})),
         m_occupied(std::exchange(other.m_occupied, {})),
+        m_ahead(std::exchange(other.m_ahead, {})),
+        m_level1_count(std::exchange(other.m_level1_count, {})),
+        m_ring(std::exchange(other.m_ring, 0)),
         m_levels_used(std::exchange(other.m_levels_used, 0)),
         m_overflow(std::exchange(other.m_overflow, {})),
         m_next(std::exchange(other.m_next, std::nullopt)),
@@ -143,6 +146,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       base::operator=(std::move(other));
       m_lists = std::exchange(other.m_lists, {});
       m_occupied = std::exchange(other.m_occupied, {});
+      m_ahead = std::exchange(other.m_ahead, {});
+      m_level1_count = std::exchange(other.m_level1_count, {});
+      m_ring = std::exchange(other.m_ring, 0);
       m_levels_used = std::exchange(other.m_levels_used, 0);
       m_overflow = std::exchange(other.m_overflow, {});
       m_next = std::exchange(other.m_next, std::nullopt);
@@ -230,13 +236,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       this->m_now = next.at;
       if (next.list == overflow_id) {
         fired += take_from_overflow(on_expire);
-      } else if (P == precision::coarse || next.list < slots) {
+      } else if (next.list == boundary_id) {
+        enter_next_span();
+      } else if (P == precision::coarse || level_of(next.list) == 0) {
         fired += fire_list(next.list, on_expire, budget - fired);
       } else {
         cascade(next.list);
       }
     }
     this->m_now = to;
+    if constexpr (precascades) precascade();
     return fired;
   }
 
@@ -255,6 +264,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     this->destroy_payloads();
     m_lists = {};
     m_occupied = {};
+    m_ahead = {};
+    m_level1_count = {};
+    m_ring = 0;
     m_levels_used = 0;
     m_overflow.clear();
     m_next.reset();
@@ -292,8 +304,25 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
           if (!locate_check(node, list)) return false;
         }
         if (head.tail != prev) return false;
+        if (level == 1 && precascades && count_of(head) != m_level1_count[slot]) return false;
       }
       if (level_used != (((m_levels_used >> level) & 1U) != 0)) return false;
+    }
+    if constexpr (precascades) {  // the ahead ring: the next span's timers, already moved down from level 1
+      const tick next_span = (this->m_now | slot_mask) + 1;
+      for (std::size_t slot = 0; slot < slots; ++slot) {
+        const std::uint32_t list = ahead_base() + static_cast<std::uint32_t>(slot);
+        const detail::list_head& head = m_lists[list];
+        if (head.empty() == m_ahead.test(slot)) return false;
+        std::uint32_t prev = detail::nil;
+        for (std::uint32_t i = head.head; i != detail::nil; prev = i, i = this->m_nodes[i].link) {
+          const auto& node = this->m_nodes[i];
+          if (++counted > this->size() || node.prev != prev || node.where != list) return false;
+          if (!this->m_nodes.is_live(node.generation) || ((this->m_now >> Bits) & slot_mask) == slot_mask) return false;
+          if ((node.deadline & ~slot_mask) != next_span || (node.deadline & slot_mask) != slot) return false;
+        }
+        if (head.tail != prev) return false;
+      }
     }
     for (std::size_t position = 0; position < m_overflow.size(); ++position) {
       const detail::heap_entry& entry = m_overflow.at(position);
@@ -312,7 +341,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // Exact wheels covering all 64 bits never use the overflow store; coarse ones may, for the last granules of time.
   static constexpr bool may_overflow = P == precision::coarse || Levels * Bits < 64;
   static constexpr std::uint32_t none = detail::nil;
+  static constexpr std::uint32_t boundary_id = detail::nil - 2;
   static constexpr std::size_t list_count = active_levels * slots;
+  // Exact wheels with a level 1 move the next span's timers down a bounded number per advance(), into a second
+  // level-0 ring (the ahead ring), instead of all at once when the span begins: no cascade burst at level 1.
+  static constexpr bool precascades = P == precision::exact && active_levels >= 2;
+  static constexpr std::size_t ahead_level = active_levels;  // what level_of() answers for the ahead ring
   static constexpr tick slot_mask = slots - 1;
 
   struct placement {
@@ -326,8 +360,29 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   [[nodiscard]] tick due_of(tick deadline) const noexcept { return std::max(deadline, this->m_now); }
 
-  [[nodiscard]] static std::uint32_t list_id(std::size_t level, tick slot) noexcept {
+  // Level 0 lives in one of two physical rings (ids [0, slots) and [list_count, list_count + slots)), the other being
+  // the ahead ring; entering a span swaps them without touching a node.
+  [[nodiscard]] std::uint32_t list_id(std::size_t level, tick slot) const noexcept {
+    if (level == 0) return current_base() + static_cast<std::uint32_t>(slot);
     return static_cast<std::uint32_t>(level * slots + slot);
+  }
+  [[nodiscard]] std::uint32_t current_base() const noexcept {
+    return precascades && m_ring != 0 ? static_cast<std::uint32_t>(list_count) : 0;
+  }
+  [[nodiscard]] std::uint32_t ahead_base() const noexcept {
+    return precascades && m_ring == 0 ? static_cast<std::uint32_t>(list_count) : 0;
+  }
+  [[nodiscard]] std::size_t level_of(std::uint32_t list) const noexcept {
+    if constexpr (precascades) {
+      if (list < slots) return m_ring == 0 ? 0 : ahead_level;
+      if (list >= list_count) return m_ring == 0 ? ahead_level : 0;
+    }
+    return list / slots;
+  }
+  [[nodiscard]] std::uint32_t count_of(const detail::list_head& head) const noexcept {
+    std::uint32_t count = 0;
+    for (std::uint32_t i = head.head; i != detail::nil; i = this->m_nodes[i].link) ++count;
+    return count;
   }
 
   // Where a timer due at `due` (>= now()) goes.
@@ -354,7 +409,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   [[nodiscard]] bool locate_check(const detail::wheel_node<T>& node, std::uint32_t list) const noexcept {
     if constexpr (P == precision::exact) {
-      const std::size_t level = list / slots;
+      const std::size_t level = level_of(list);
       if (level == 0) return fire_time_of(list) >= this->m_now && node.deadline <= fire_time_of(list);
       return locate(node.deadline).list == list && node.deadline > this->m_now;
     } else {
@@ -382,10 +437,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (where.list == overflow_id) {
       m_overflow.push(where.fire, index, on_move(), this->m_instr);
     } else {
-      const std::size_t level = where.list / slots;
+      const std::size_t level = level_of(where.list);
       detail::list_push_back(this->m_nodes, m_lists[where.list], index);
-      m_occupied[level].set(where.list & slot_mask);
-      m_levels_used |= tick{1} << level;
+      if (precascades && level == ahead_level) {
+        m_ahead.set(where.list & slot_mask);
+      } else {
+        m_occupied[level].set(where.list & slot_mask);
+        m_levels_used |= tick{1} << level;
+        if (precascades && level == 1) ++m_level1_count[where.list & slot_mask];
+      }
     }
     if (m_next_known && (!m_next || where.fire < *m_next)) m_next = where.fire;
   }
@@ -396,15 +456,20 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       if (m_next == node.deadline) m_next_known = false;
       m_overflow.erase(node.prev, on_move(), this->m_instr);
     } else {
-      const std::size_t level = node.where / slots;
+      const std::size_t level = level_of(node.where);
       if (m_next_known && m_next == (P == precision::exact && level > 0 ? node.deadline : fire_time_of(node.where))) {
         m_next_known = false;
       }
       detail::list_head& list = m_lists[node.where];
       detail::list_unlink(this->m_nodes, list, index);
-      if (list.empty()) {
-        m_occupied[level].reset(node.where & slot_mask);
-        if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
+      if (precascades && level == ahead_level) {
+        if (list.empty()) m_ahead.reset(node.where & slot_mask);
+      } else {
+        if (precascades && level == 1) --m_level1_count[node.where & slot_mask];
+        if (list.empty()) {
+          m_occupied[level].reset(node.where & slot_mask);
+          if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
+        }
       }
     }
     node.where = detail::nil;
@@ -422,6 +487,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if constexpr (P == precision::exact) {
       // Every timer of a lower level is due before any timer of a higher one, so the lowest occupied level holds
       // the next event; within it, slots above now()'s digit hold later spans in order (no wrap-around).
+      if constexpr (precascades) {
+        // The current span's own timers (level 0) come first; once they have fired, the next event is the start of
+        // the next span if its timers have begun moving down.
+        if ((m_levels_used & 1U) == 0 && m_ahead.any()) return {boundary_id, (now | slot_mask) + 1};
+      }
       if (m_levels_used != 0) {
         const auto level = static_cast<std::size_t>(std::countr_zero(m_levels_used));
         const tick slot = m_occupied[level].find_first();
@@ -453,7 +523,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (next.list == none) return std::nullopt;
     if constexpr (P == precision::exact) {
       if (next.list == overflow_id) return m_overflow.top().key;
-      if (next.list >= slots) {  // a higher level's slot spans many ticks: its earliest timer is the answer
+      if (next.list == boundary_id) {  // the ahead ring's first slot, or a timer still waiting at level 1
+        tick earliest = next.at | m_ahead.find_first();
+        const std::uint32_t waiting = list_id(1, ((next.at >> Bits) & slot_mask));
+        for (std::uint32_t i = m_lists[waiting].head; i != detail::nil; i = this->m_nodes[i].link) {
+          earliest = std::min(earliest, this->m_nodes[i].deadline);
+        }
+        return earliest;
+      }
+      if (level_of(next.list) > 0) {  // a higher level's slot spans many ticks: its earliest timer is the answer
         tick earliest = UINT64_MAX;
         for (std::uint32_t i = m_lists[next.list].head; i != detail::nil; i = this->m_nodes[i].link) {
           earliest = std::min(earliest, this->m_nodes[i].deadline);
@@ -484,6 +562,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     std::uint32_t index = m_lists[list].head;
     const std::size_t level = list / slots;
     m_lists[list] = {};
+    if (precascades && level == 1) m_level1_count[list & slot_mask] = 0;
     m_occupied[level].reset(list & slot_mask);
     if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
     std::size_t moved = 0;
@@ -496,6 +575,40 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       index = next;
     }
     this->m_instr.slot_processed(moved);
+  }
+
+  // now() has reached the start of the next span and the current ring is empty: the ahead ring, holding the timers
+  // already moved down, becomes the current one; what is still waiting at level 1 follows them (a cascade appends,
+  // so equal due times keep their order).
+  void enter_next_span() noexcept {
+    if constexpr (precascades) {
+      std::swap(m_occupied[0], m_ahead);
+      m_ring ^= 1U;
+      if (m_occupied[0].any()) m_levels_used |= 1U;
+      const std::uint32_t waiting = list_id(1, (this->m_now >> Bits) & slot_mask);
+      if (!m_lists[waiting].empty()) cascade(waiting);
+    }
+  }
+
+  // The bounded share of the next span's timers moved down per advance(): what is left in its level-1 slot, divided
+  // by the ticks left before the span begins (rounded up), taken from the front of the list so that equal due times
+  // keep their order. An event loop that advances every tick spreads a level-1 cascade over the whole span.
+  void precascade() noexcept {
+    const tick now = this->m_now;
+    const tick digit = (now >> Bits) & slot_mask;
+    if (digit == slot_mask) return;  // the next span lies in the next level-2 span: its timers are not at level 1
+    const std::uint32_t count = m_level1_count[digit + 1];
+    if (count == 0) return;
+    const tick ticks_left = ((now | slot_mask) - now) + 1;
+    const std::uint32_t source = list_id(1, digit + 1);
+    for (tick moves = (count + ticks_left - 1) / ticks_left; moves > 0; --moves) {
+      const std::uint32_t index = m_lists[source].head;
+      unlink(index);
+      const tick deadline = this->m_nodes[index].deadline;
+      put(index, placement{ahead_base() + static_cast<std::uint32_t>(deadline & slot_mask), deadline});
+      this->m_instr.cascaded();
+      this->m_instr.inspected();
+    }
   }
 
   // Exact: now() has entered the span of the earliest overflow timers: they move into the wheel in (due, insertion)
@@ -525,9 +638,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
-  std::array<detail::list_head, list_count> m_lists{};
+  std::array<detail::list_head, list_count + (precascades ? slots : 0)> m_lists{};
   std::array<detail::bitmap<slots>, active_levels> m_occupied{};
-  tick m_levels_used = 0;  // bit L set while level L holds a timer
+  detail::bitmap<slots> m_ahead{};                                      // occupied slots of the ahead ring
+  std::array<std::uint32_t, precascades ? slots : 0> m_level1_count{};  // timers in each level-1 slot
+  std::uint32_t m_ring = 0;                                             // which physical ring is level 0
+  tick m_levels_used = 0;                                               // bit L set while level L holds a timer
   detail::indexed_heap m_overflow;
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
   mutable bool m_next_known = true;
