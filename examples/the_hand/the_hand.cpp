@@ -314,7 +314,7 @@ for (const [key, label, color] of keys) {
       el("line", {x1: x(m), y1: top2, x2: x(m), y2: top2 + h2, stroke: "#1f77b4", "stroke-opacity": 0.25,
                   "stroke-dasharray": "2,2"}, svg);
     }
-    text(svg, W - right, top2 + 10, "dashed: every 64 minutes a level-1 slot cascades", "end");
+    text(svg, W - right, top2 + 10, "dashed: 64-minute spans; each one's cascade is spread over the span before", "end");
   }
   if (key === "flat_wheel") {
     const share = (100 * f.empty_looks / Math.max(1, f.looks)).toFixed(0);

@@ -83,12 +83,7 @@ def main():
     idle = IDLE_MS / 1000.0
 
     # Phase 1: quiet connections say one thing each, then go quiet.
-    connections = []
-    for _ in range(quiet_count):
-        c = Connection(server.port, talking=False)
-        c.send()
-        connections.append(c)
-        selector.register(c.sock, selectors.EVENT_READ, c)
+    connections = open_connections(server.port, selector, quiet_count, talking=False)
     opened = time.monotonic()
     first_deadline = min(c.last_send for c in connections) + idle
 
@@ -107,12 +102,7 @@ def main():
         fail("the server woke %d times with nothing due: a busy loop" % sleeping_wakeups)
 
     # Phase 3: talking connections keep talking while the quiet ones time out.
-    talkers = []
-    for _ in range(active_count):
-        c = Connection(server.port, talking=True)
-        c.send()
-        talkers.append(c)
-        selector.register(c.sock, selectors.EVENT_READ, c)
+    talkers = open_connections(server.port, selector, active_count, talking=True)
     connections += talkers
     talk_until = time.monotonic() + idle + 1.0
     next_talk = time.monotonic() + TALK_EVERY
@@ -158,6 +148,17 @@ def main():
     final = server.stop()
     print("server: " + final.strip())
     print("ok")
+
+
+def open_connections(port, selector, count, talking):
+    """Opens `count` connections that each send one message, watched by `selector`."""
+    opened = []
+    for _ in range(count):
+        c = Connection(port, talking)
+        c.send()
+        opened.append(c)
+        selector.register(c.sock, selectors.EVENT_READ, c)
+    return opened
 
 
 def drain_echoes(selector, until):
