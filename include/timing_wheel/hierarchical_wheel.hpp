@@ -240,6 +240,14 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         enter_next_span();
       } else if (P == precision::coarse || level_of(next.list) == 0) {
         fired += fire_list(next.list, on_expire, budget - fired);
+      } else if (const std::uint32_t only = lone_timer_due_by(next.list, to); only != detail::nil) {
+        // Nothing pending is due before a slot's lone timer (lower levels are empty, later slots and levels hold
+        // later spans): it fires now instead of cascading level by level. Sparse timers cost O(1) each.
+        unlink(only);
+        this->m_now = this->m_nodes[only].deadline;
+        ++fired;
+        this->m_instr.inspected();
+        this->fire_node(only, on_expire);
       } else {
         cascade(next.list);
       }
@@ -575,6 +583,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       index = next;
     }
     this->m_instr.slot_processed(moved);
+  }
+
+  // The slot's only timer, if it has one and it is due by `to`; otherwise nil.
+  [[nodiscard]] std::uint32_t lone_timer_due_by(std::uint32_t list, tick to) const noexcept {
+    const std::uint32_t head = m_lists[list].head;
+    if (head != m_lists[list].tail || this->m_nodes[head].deadline > to) return detail::nil;
+    return head;
   }
 
   // now() has reached the start of the next span and the current ring is empty: the ahead ring, holding the timers
