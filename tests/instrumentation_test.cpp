@@ -222,3 +222,26 @@ TEST_CASE("exact: a level-1 cascade is spread over the span before it, a bounded
   reference.advance(200, [&](tick, int&& v) { expected.push_back(v); });
   REQUIRE(fired == expected);  // due-time order, equal due times first-in first-out
 }
+
+TEST_CASE("exact: level-2 cascades are spread too, and order is kept",
+          "[instrumentation][hierarchical_wheel][cascade]") {
+  timing_wheel::hierarchical_wheel<int, 3, 6, precision::exact, counting_instrumentation> ticked(4096);
+  timing_wheel::min_heap<int> reference(4096);
+  for (int i = 0; i < 64'000; ++i) {
+    const tick due = 8192 + static_cast<tick>(i) * 7919 % 4096;  // all in level-2 slot 2, span [8192, 12288)
+    ticked.insert(due, i);
+    reference.insert(due, i);
+  }
+  std::vector<int> fired;
+  std::uint64_t worst = 0;
+  while (ticked.now() < 12'400) {
+    const std::uint64_t before = ticked.instrumentation().cascades;
+    ticked.advance(ticked.now() + 1, [&](tick, int&& v) { fired.push_back(v); });
+    worst = std::max(worst, ticked.instrumentation().cascades - before);
+  }
+  REQUIRE(ticked.check_invariants());
+  CHECK(worst <= 64);  // ~16 a tick from level 2 and ~16 from level 1, against a burst of 64,000 at tick 8192
+  std::vector<int> expected;
+  reference.advance(12'400, [&](tick, int&& v) { expected.push_back(v); });
+  REQUIRE(fired == expected);
+}

@@ -2,6 +2,9 @@
 #include "support/helpers.hpp"
 #include "support/queues.hpp"
 
+#include <cstdint>
+#include <random>
+#include <utility>
 #include <vector>
 
 using namespace timing_wheel_test;
@@ -45,4 +48,48 @@ TEMPLATE_LIST_TEST_CASE("timers fire in due order whatever order they were inser
     }
   }
   CHECK(values(advance_collect(q, 1'000'000)) == expected);
+}
+
+namespace {
+// Clustered due times (many equal, some far) and mostly one-tick advances, so that spread cascades, coinciding
+// span boundaries and late insertions into a span already moving down all meet. Returns the first differing step.
+template <class Wheel>
+int clustered_run(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Wheel wheel;
+  timing_wheel::min_heap<int> reference;
+  std::vector<timing_wheel::timer_handle> in_wheel;
+  std::vector<timing_wheel::timer_handle> in_reference;
+  std::vector<std::pair<tick, int>> fired;
+  std::vector<std::pair<tick, int>> expected;
+  for (int step = 0; step < 3000; ++step) {
+    const std::uint64_t op = rng() % 10;
+    if (op < 6) {
+      const tick due = wheel.now() + (rng() % 4 == 0 ? rng() % (1U << (rng() % 9)) : 40 + rng() % 8);
+      in_wheel.push_back(wheel.insert(due, step));
+      in_reference.push_back(reference.insert(due, step));
+    } else if (op < 7) {
+      if (in_wheel.empty()) continue;
+      const std::size_t which = rng() % in_wheel.size();
+      static_cast<void>(wheel.cancel(in_wheel[which]));
+      static_cast<void>(reference.cancel(in_reference[which]));
+    } else {
+      const tick to = wheel.now() + (rng() % 3 == 0 ? rng() % 40 : rng() % 2);
+      wheel.advance(to, [&](tick due, int&& id) { fired.emplace_back(due, id); });
+      reference.advance(to, [&](tick due, int&& id) { expected.emplace_back(due, id); });
+      if (fired != expected) return step;
+    }
+  }
+  return wheel.check_invariants() ? -1 : 3000;
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("exact wheels keep due-time and FIFO order through spread cascades", "[order][cascade]",
+                   (timing_wheel::hierarchical_wheel<int, 3, 2>), (timing_wheel::hierarchical_wheel<int, 4, 2>),
+                   (timing_wheel::hierarchical_wheel<int, 3, 3>), (timing_wheel::hierarchical_wheel<int, 2, 4>)) {
+  const std::uint64_t first = std::random_device{}();
+  for (std::uint64_t seed = first; seed < first + 200; ++seed) {
+    INFO("seed " << seed);
+    REQUIRE(clustered_run<TestType>(seed) == -1);
+  }
 }

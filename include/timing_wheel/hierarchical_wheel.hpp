@@ -135,8 +135,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_lists(std::exchange(other.m_lists, {})),
         m_occupied(std::exchange(other.m_occupied, {})),
         m_ahead(std::exchange(other.m_ahead, {})),
-        m_level1_count(std::exchange(other.m_level1_count, {})),
+        m_counts(std::exchange(other.m_counts, {})),
         m_ring(std::exchange(other.m_ring, 0)),
+        m_ahead_used(std::exchange(other.m_ahead_used, 0)),
+        m_ahead_span(std::exchange(other.m_ahead_span, {})),
         m_levels_used(std::exchange(other.m_levels_used, 0)),
         m_overflow(std::exchange(other.m_overflow, {})),
         m_next(std::exchange(other.m_next, std::nullopt)),
@@ -147,8 +149,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_lists = std::exchange(other.m_lists, {});
       m_occupied = std::exchange(other.m_occupied, {});
       m_ahead = std::exchange(other.m_ahead, {});
-      m_level1_count = std::exchange(other.m_level1_count, {});
+      m_counts = std::exchange(other.m_counts, {});
       m_ring = std::exchange(other.m_ring, 0);
+      m_ahead_used = std::exchange(other.m_ahead_used, 0);
+      m_ahead_span = std::exchange(other.m_ahead_span, {});
       m_levels_used = std::exchange(other.m_levels_used, 0);
       m_overflow = std::exchange(other.m_overflow, {});
       m_next = std::exchange(other.m_next, std::nullopt);
@@ -236,8 +240,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       this->m_now = next.at;
       if (next.list == overflow_id) {
         fired += take_from_overflow(on_expire);
-      } else if (next.list == boundary_id) {
-        enter_next_span();
+      } else if (next.list >= boundary_last && next.list <= boundary_first) {
+        enter_next_span(boundary_first - next.list);
       } else if (P == precision::coarse || level_of(next.list) == 0) {
         fired += fire_list(next.list, on_expire, budget - fired);
       } else if (const std::uint32_t only = lone_timer_due_by(next.list, to); only != detail::nil) {
@@ -273,8 +277,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_lists = {};
     m_occupied = {};
     m_ahead = {};
-    m_level1_count = {};
+    m_counts = {};
     m_ring = 0;
+    m_ahead_used = 0;
+    m_ahead_span = {};
     m_levels_used = 0;
     m_overflow.clear();
     m_next.reset();
@@ -312,25 +318,32 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
           if (!locate_check(node, list)) return false;
         }
         if (head.tail != prev) return false;
-        if (level == 1 && precascades && count_of(head) != m_level1_count[slot]) return false;
+        if (precascades && count_of(head) != m_counts[list]) return false;
       }
       if (level_used != (((m_levels_used >> level) & 1U) != 0)) return false;
     }
-    if constexpr (precascades) {  // the ahead ring: the next span's timers, already moved down from level 1
-      const tick next_span = (this->m_now | slot_mask) + 1;
+    // The ahead rings: ring L holds the next level-(L+1) span's timers, already moved down, in the slot of their
+    // level-L digit.
+    for (std::size_t level = 0; level < ahead_levels; ++level) {
+      const std::size_t span_shift = Bits * (level + 1);
+      bool used = false;
       for (std::size_t slot = 0; slot < slots; ++slot) {
-        const std::uint32_t list = ahead_base() + static_cast<std::uint32_t>(slot);
+        const std::uint32_t list = ahead_base(level) + static_cast<std::uint32_t>(slot);
         const detail::list_head& head = m_lists[list];
-        if (head.empty() == m_ahead.test(slot)) return false;
+        if (head.empty() == m_ahead[level].test(slot) || count_of(head) != m_counts[list]) return false;
+        used = used || !head.empty();
         std::uint32_t prev = detail::nil;
         for (std::uint32_t i = head.head; i != detail::nil; prev = i, i = this->m_nodes[i].link) {
           const auto& node = this->m_nodes[i];
           if (++counted > this->size() || node.prev != prev || node.where != list) return false;
-          if (!this->m_nodes.is_live(node.generation) || ((this->m_now >> Bits) & slot_mask) == slot_mask) return false;
-          if ((node.deadline & ~slot_mask) != next_span || (node.deadline & slot_mask) != slot) return false;
+          if (!this->m_nodes.is_live(node.generation)) return false;
+          if ((node.deadline >> span_shift) != (this->m_now >> span_shift) + 1) return false;
+          if ((node.deadline >> span_shift) != (m_ahead_span[level] >> span_shift)) return false;
+          if (((node.deadline >> (Bits * level)) & slot_mask) != slot) return false;
         }
         if (head.tail != prev) return false;
       }
+      if (used != (((m_ahead_used >> level) & 1U) != 0)) return false;
     }
     for (std::size_t position = 0; position < m_overflow.size(); ++position) {
       const detail::heap_entry& entry = m_overflow.at(position);
@@ -349,12 +362,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // Exact wheels covering all 64 bits never use the overflow store; coarse ones may, for the last granules of time.
   static constexpr bool may_overflow = P == precision::coarse || Levels * Bits < 64;
   static constexpr std::uint32_t none = detail::nil;
-  static constexpr std::uint32_t boundary_id = detail::nil - 2;
+  // Events that swap in level L's ahead ring are numbered boundary_first - L.
+  static constexpr std::uint32_t boundary_first = detail::nil - 2;
+  static constexpr std::uint32_t boundary_last = boundary_first - 63;
   static constexpr std::size_t list_count = active_levels * slots;
-  // Exact wheels with a level 1 move the next span's timers down a bounded number per advance(), into a second
-  // level-0 ring (the ahead ring), instead of all at once when the span begins: no cascade burst at level 1.
+  // Exact wheels move the timers of each level's next span down a bounded number per advance(), into a second ring
+  // of that level below (its ahead ring), instead of all at once when the span begins: no cascade bursts.
   static constexpr bool precascades = P == precision::exact && active_levels >= 2;
-  static constexpr std::size_t ahead_level = active_levels;  // what level_of() answers for the ahead ring
+  static constexpr std::size_t ahead_levels = precascades ? active_levels - 1 : 0;  // levels with an ahead ring
+  static constexpr std::size_t list_total = list_count + ahead_levels * slots;
   static constexpr tick slot_mask = slots - 1;
 
   struct placement {
@@ -368,24 +384,29 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   [[nodiscard]] tick due_of(tick deadline) const noexcept { return std::max(deadline, this->m_now); }
 
-  // Level 0 lives in one of two physical rings (ids [0, slots) and [list_count, list_count + slots)), the other being
-  // the ahead ring; entering a span swaps them without touching a node.
+  // Each level below the top lives in one of two physical rings (regular ids level * slots + slot, ahead storage
+  // list_count + level * slots + slot), the other being its ahead ring; entering a span swaps them (bit L of
+  // m_ring) without touching a node.
+  [[nodiscard]] bool swapped(std::size_t level) const noexcept {
+    return precascades && level < ahead_levels && ((m_ring >> level) & 1U) != 0;
+  }
   [[nodiscard]] std::uint32_t list_id(std::size_t level, tick slot) const noexcept {
-    if (level == 0) return current_base() + static_cast<std::uint32_t>(slot);
-    return static_cast<std::uint32_t>(level * slots + slot);
+    const std::size_t first = swapped(level) ? list_count + level * slots : level * slots;
+    return static_cast<std::uint32_t>(first + slot);
   }
-  [[nodiscard]] std::uint32_t current_base() const noexcept {
-    return precascades && m_ring != 0 ? static_cast<std::uint32_t>(list_count) : 0;
+  [[nodiscard]] std::uint32_t ahead_base(std::size_t level) const noexcept {
+    return static_cast<std::uint32_t>(swapped(level) ? level * slots : list_count + level * slots);
   }
-  [[nodiscard]] std::uint32_t ahead_base() const noexcept {
-    return precascades && m_ring == 0 ? static_cast<std::uint32_t>(list_count) : 0;
-  }
+  // The level of a list, or active_levels + L for level L's ahead ring.
   [[nodiscard]] std::size_t level_of(std::uint32_t list) const noexcept {
     if constexpr (precascades) {
-      if (list < slots) return m_ring == 0 ? 0 : ahead_level;
-      if (list >= list_count) return m_ring == 0 ? ahead_level : 0;
+      const bool ahead_storage = list >= list_count;
+      const std::size_t level = (ahead_storage ? list - list_count : list) / slots;
+      if (level < ahead_levels && ahead_storage != swapped(level)) return active_levels + level;
+      return level;
+    } else {
+      return list / slots;
     }
-    return list / slots;
   }
   [[nodiscard]] std::uint32_t count_of(const detail::list_head& head) const noexcept {
     std::uint32_t count = 0;
@@ -447,12 +468,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     } else {
       const std::size_t level = level_of(where.list);
       detail::list_push_back(this->m_nodes, m_lists[where.list], index);
-      if (precascades && level == ahead_level) {
-        m_ahead.set(where.list & slot_mask);
+      if constexpr (precascades) ++m_counts[where.list];
+      if (precascades && level >= active_levels) {
+        m_ahead[level - active_levels].set(where.list & slot_mask);
+        m_ahead_used |= tick{1} << (level - active_levels);
       } else {
         m_occupied[level].set(where.list & slot_mask);
         m_levels_used |= tick{1} << level;
-        if (precascades && level == 1) ++m_level1_count[where.list & slot_mask];
       }
     }
     if (m_next_known && (!m_next || where.fire < *m_next)) m_next = where.fire;
@@ -470,10 +492,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       }
       detail::list_head& list = m_lists[node.where];
       detail::list_unlink(this->m_nodes, list, index);
-      if (precascades && level == ahead_level) {
-        if (list.empty()) m_ahead.reset(node.where & slot_mask);
+      if constexpr (precascades) --m_counts[node.where];
+      if (precascades && level >= active_levels) {
+        if (list.empty()) {
+          m_ahead[level - active_levels].reset(node.where & slot_mask);
+          if (!m_ahead[level - active_levels].any()) m_ahead_used &= ~(tick{1} << (level - active_levels));
+        }
       } else {
-        if (precascades && level == 1) --m_level1_count[node.where & slot_mask];
         if (list.empty()) {
           m_occupied[level].reset(node.where & slot_mask);
           if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
@@ -495,17 +520,23 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if constexpr (P == precision::exact) {
       // Every timer of a lower level is due before any timer of a higher one, so the lowest occupied level holds
       // the next event; within it, slots above now()'s digit hold later spans in order (no wrap-around).
-      if constexpr (precascades) {
-        // The current span's own timers (level 0) come first; once they have fired, the next event is the start of
-        // the next span if its timers have begun moving down.
-        if ((m_levels_used & 1U) == 0 && m_ahead.any()) return {boundary_id, (now | slot_mask) + 1};
-      }
+      event regular{none, 0};
       if (m_levels_used != 0) {
         const auto level = static_cast<std::size_t>(std::countr_zero(m_levels_used));
         const tick slot = m_occupied[level].find_first();
         const std::size_t shift = level * Bits;
-        return {list_id(level, slot), (now & ~detail::low_mask(shift + Bits)) | (slot << shift)};
+        regular = {list_id(level, slot), (now & ~detail::low_mask(shift + Bits)) | (slot << shift)};
       }
+      if constexpr (precascades) {
+        // The lowest non-empty ahead ring swaps in when now() reaches the start of its span; every regular timer of
+        // a lower level is due before that, and a regular event at the same tick waits (its timers come later).
+        if (m_ahead_used != 0) {
+          const auto level = static_cast<std::size_t>(std::countr_zero(m_ahead_used));
+          const tick at = m_ahead_span[level];
+          if (regular.list == none || at <= regular.at) return {boundary_first - static_cast<std::uint32_t>(level), at};
+        }
+      }
+      if (regular.list != none) return regular;
       if (!m_overflow.empty()) return {overflow_id, m_overflow.top().key & ~detail::low_mask(Levels * Bits)};
       return {none, 0};
     } else {
@@ -531,12 +562,18 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (next.list == none) return std::nullopt;
     if constexpr (P == precision::exact) {
       if (next.list == overflow_id) return m_overflow.top().key;
-      if (next.list == boundary_id) {  // the ahead ring's first slot, or a timer still waiting at level 1
-        tick earliest = next.at | m_ahead.find_first();
-        const std::uint32_t waiting = list_id(1, ((next.at >> Bits) & slot_mask));
-        for (std::uint32_t i = m_lists[waiting].head; i != detail::nil; i = this->m_nodes[i].link) {
-          earliest = std::min(earliest, this->m_nodes[i].deadline);
-        }
+      if (next.list >= boundary_last && next.list <= boundary_first) {
+        // Everything pending is due at or after the span start: the earliest is in the ahead ring's first slot or
+        // among the timers still waiting to move down.
+        const std::size_t level = boundary_first - next.list;
+        tick earliest = UINT64_MAX;
+        const auto scan = [&](std::uint32_t list) {
+          for (std::uint32_t i = m_lists[list].head; i != detail::nil; i = this->m_nodes[i].link) {
+            earliest = std::min(earliest, this->m_nodes[i].deadline);
+          }
+        };
+        scan(ahead_base(level) + static_cast<std::uint32_t>(m_ahead[level].find_first()));
+        for_each_waiting(level, next.at, [&](std::uint32_t list, std::size_t, bool) { scan(list); });
         return earliest;
       }
       if (level_of(next.list) > 0) {  // a higher level's slot spans many ticks: its earliest timer is the answer
@@ -568,9 +605,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // due times keep their insertion order.
   void cascade(std::uint32_t list) noexcept {
     std::uint32_t index = m_lists[list].head;
-    const std::size_t level = list / slots;
+    const std::size_t level = level_of(list);
     m_lists[list] = {};
-    if (precascades && level == 1) m_level1_count[list & slot_mask] = 0;
+    if constexpr (precascades) m_counts[list] = 0;
     m_occupied[level].reset(list & slot_mask);
     if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
     std::size_t moved = 0;
@@ -592,37 +629,77 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     return head;
   }
 
-  // now() has reached the start of the next span and the current ring is empty: the ahead ring, holding the timers
-  // already moved down, becomes the current one; what is still waiting at level 1 follows them (a cascade appends,
-  // so equal due times keep their order).
-  void enter_next_span() noexcept {
-    if constexpr (precascades) {
-      std::swap(m_occupied[0], m_ahead);
-      m_ring ^= 1U;
-      if (m_occupied[0].any()) m_levels_used |= 1U;
-      const std::uint32_t waiting = list_id(1, (this->m_now >> Bits) & slot_mask);
-      if (!m_lists[waiting].empty()) cascade(waiting);
+  // Where the timers of level L's next span wait to move down: level L+1's next slot or, when that lies in the next
+  // level-(L+2) span, slot 0 of level L+1's ahead ring (nil at the top).
+  [[nodiscard]] std::uint32_t next_span_source(std::size_t level, tick before) const noexcept {
+    const std::size_t shift = Bits * (level + 1);
+    const tick digit = (before >> shift) & slot_mask;
+    if (digit != slot_mask) return list_id(level + 1, digit + 1);
+    return level + 1 < ahead_levels ? ahead_base(level + 1) : detail::nil;
+  }
+
+  // Calls f(list) for every list holding timers of the span that starts at `start` (level L's ahead ring having
+  // been swapped in or not): the slot 0 of each higher ahead ring whose span also starts there, then the slot of
+  // the first level whose span does not, where the rest still waits. In age order: earlier lists hold older timers.
+  template <class F>
+  void for_each_waiting(std::size_t level, tick start, F&& f) const {
+    for (std::size_t up = level + 1; up < active_levels; ++up) {
+      const tick digit = (start >> (Bits * up)) & slot_mask;
+      if (digit != 0 || up >= ahead_levels) {
+        f(list_id(up, digit), up, false);
+        return;
+      }
+      if (((m_ahead_used >> up) & 1U) != 0 && m_ahead_span[up] == start) f(ahead_base(up), up, true);
     }
   }
 
-  // The bounded share of the next span's timers moved down per advance(): what is left in its level-1 slot, divided
-  // by the ticks left before the span begins (rounded up), taken from the front of the list so that equal due times
-  // keep their order. An event loop that advances every tick spreads a level-1 cascade over the whole span.
+  // now() has reached the start of level L's next span and level L (and everything below) is empty: the ahead
+  // ring, holding the timers already moved down, becomes level L. Its slot 0 begins now and cascades first; then
+  // the higher ahead rings whose span begins now too are swapped in and their slot 0 cascades, and last whatever
+  // still waits in a higher level (a cascade appends, so equal due times keep their order).
+  void enter_next_span(std::size_t level) noexcept {
+    if constexpr (precascades) {
+      const tick start = this->m_now;
+      swap_in(level);
+      for_each_waiting(level, start, [this](std::uint32_t list, std::size_t up, bool ahead) {
+        if (ahead) {
+          swap_in(up);
+        } else if (!m_lists[list].empty()) {
+          cascade(list);
+        }
+      });
+    }
+  }
+
+  void swap_in(std::size_t level) noexcept {
+    m_ring ^= std::uint32_t{1} << level;
+    std::swap(m_occupied[level], m_ahead[level]);
+    m_ahead_used &= ~(tick{1} << level);
+    if (m_occupied[level].any()) m_levels_used |= tick{1} << level;
+    if (level > 0 && m_occupied[level].test(0)) cascade(list_id(level, 0));
+  }
+
+  // For each level, the bounded share of its next span's timers moved down per advance(): what is left waiting,
+  // divided by the ticks left before the span begins (rounded up), taken from the front of the list so that equal
+  // due times keep their order. An event loop that advances every tick spreads every cascade over a whole span.
   void precascade() noexcept {
     const tick now = this->m_now;
-    const tick digit = (now >> Bits) & slot_mask;
-    if (digit == slot_mask) return;  // the next span lies in the next level-2 span: its timers are not at level 1
-    const std::uint32_t count = m_level1_count[digit + 1];
-    if (count == 0) return;
-    const tick ticks_left = ((now | slot_mask) - now) + 1;
-    const std::uint32_t source = list_id(1, digit + 1);
-    for (tick moves = (count + ticks_left - 1) / ticks_left; moves > 0; --moves) {
-      const std::uint32_t index = m_lists[source].head;
-      unlink(index);
-      const tick deadline = this->m_nodes[index].deadline;
-      put(index, placement{ahead_base() + static_cast<std::uint32_t>(deadline & slot_mask), deadline});
-      this->m_instr.cascaded();
-      this->m_instr.inspected();
+    for (std::size_t level = 0; level < ahead_levels; ++level) {
+      const tick span_end = now | detail::low_mask(Bits * (level + 1));
+      if (span_end == UINT64_MAX) return;  // no next span
+      const std::uint32_t source = next_span_source(level, now);
+      if (source == detail::nil || m_counts[source] == 0) continue;
+      const tick ticks_left = span_end - now + 1;
+      m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
+      const std::uint32_t target = ahead_base(level);
+      for (tick moves = (m_counts[source] + ticks_left - 1) / ticks_left; moves > 0; --moves) {
+        const std::uint32_t index = m_lists[source].head;
+        unlink(index);
+        const tick deadline = this->m_nodes[index].deadline;
+        put(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask), deadline});
+        this->m_instr.cascaded();
+        this->m_instr.inspected();
+      }
     }
   }
 
@@ -653,12 +730,14 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
-  std::array<detail::list_head, list_count + (precascades ? slots : 0)> m_lists{};
+  std::array<detail::list_head, list_total> m_lists{};
   std::array<detail::bitmap<slots>, active_levels> m_occupied{};
-  detail::bitmap<slots> m_ahead{};                                      // occupied slots of the ahead ring
-  std::array<std::uint32_t, precascades ? slots : 0> m_level1_count{};  // timers in each level-1 slot
-  std::uint32_t m_ring = 0;                                             // which physical ring is level 0
-  tick m_levels_used = 0;                                               // bit L set while level L holds a timer
+  std::array<detail::bitmap<slots>, ahead_levels> m_ahead{};           // occupied slots of each ahead ring
+  std::array<std::uint32_t, precascades ? list_total : 0> m_counts{};  // timers in each list
+  std::uint32_t m_ring = 0;                                            // bit L: level L lives in its ahead storage
+  tick m_ahead_used = 0;                          // bit L set while level L's ahead ring holds a timer
+  std::array<tick, ahead_levels> m_ahead_span{};  // the start of the span each ahead ring holds
+  tick m_levels_used = 0;                         // bit L set while level L holds a timer
   detail::indexed_heap m_overflow;
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
   mutable bool m_next_known = true;
