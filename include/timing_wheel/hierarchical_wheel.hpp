@@ -136,7 +136,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_occupied(std::exchange(other.m_occupied, {})),
         m_ahead(std::exchange(other.m_ahead, {})),
         m_counts(std::exchange(other.m_counts, {})),
-        m_ring(std::exchange(other.m_ring, 0)),
+        m_rings(std::exchange(other.m_rings, ring_map::initial())),
         m_ahead_used(std::exchange(other.m_ahead_used, 0)),
         m_ahead_span(std::exchange(other.m_ahead_span, {})),
         m_levels_used(std::exchange(other.m_levels_used, 0)),
@@ -150,7 +150,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_occupied = std::exchange(other.m_occupied, {});
       m_ahead = std::exchange(other.m_ahead, {});
       m_counts = std::exchange(other.m_counts, {});
-      m_ring = std::exchange(other.m_ring, 0);
+      m_rings = std::exchange(other.m_rings, ring_map::initial());
       m_ahead_used = std::exchange(other.m_ahead_used, 0);
       m_ahead_span = std::exchange(other.m_ahead_span, {});
       m_levels_used = std::exchange(other.m_levels_used, 0);
@@ -278,7 +278,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_occupied = {};
     m_ahead = {};
     m_counts = {};
-    m_ring = 0;
+    m_rings = ring_map::initial();
     m_ahead_used = 0;
     m_ahead_span = {};
     m_levels_used = 0;
@@ -371,11 +371,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   static constexpr bool precascades = P == precision::exact && active_levels >= 2;
   static constexpr std::size_t ahead_levels = precascades ? active_levels - 1 : 0;  // levels with an ahead ring
   static constexpr std::size_t list_total = list_count + ahead_levels * slots;
+  // How many of a span's timers may still wait to cascade when the span begins: a few cascade at once (cheaper than
+  // moving them one per advance when timers are sparse), more are spread.
+  static constexpr std::uint32_t boundary_burst = 2;
   static constexpr tick slot_mask = slots - 1;
 
   struct placement {
-    std::uint32_t list;  // slot list id, or overflow_id
-    tick fire;           // when it will fire
+    std::uint32_t list;   // slot list id, or overflow_id
+    std::uint32_t level;  // level_of(list), known where the list is chosen
+    tick fire;            // when it will fire
   };
   struct event {
     std::uint32_t list;  // list to fire or cascade, overflow_id, or none
@@ -384,26 +388,36 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   [[nodiscard]] tick due_of(tick deadline) const noexcept { return std::max(deadline, this->m_now); }
 
-  // Each level below the top lives in one of two physical rings (regular ids level * slots + slot, ahead storage
-  // list_count + level * slots + slot), the other being its ahead ring; entering a span swaps them (bit L of
-  // m_ring) without touching a node.
-  [[nodiscard]] bool swapped(std::size_t level) const noexcept {
-    return precascades && level < ahead_levels && ((m_ring >> level) & 1U) != 0;
-  }
+  // Each level below the top lives in one of two physical rings (list ids level * slots + slot, or list_count +
+  // level * slots + slot), the other being its ahead ring; entering a span swaps them without touching a node.
+  // The two lookups below are on every insert, cancel and cascade: they read a small table (m_rings) kept by
+  // swap_in() instead of working the swap out each time.
+  struct ring_map {
+    std::array<std::uint32_t, active_levels> first;     // first list id of each level's ring
+    std::array<std::uint32_t, ahead_levels> ahead;      // first list id of each level's ahead ring
+    std::array<std::uint8_t, list_total / slots> role;  // per physical ring: its level, or active_levels + L
+
+    [[nodiscard]] static constexpr ring_map initial() noexcept {
+      ring_map map{};
+      for (std::size_t level = 0; level < active_levels; ++level) {
+        map.first[level] = static_cast<std::uint32_t>(level * slots);
+        map.role[level] = static_cast<std::uint8_t>(level);
+      }
+      for (std::size_t level = 0; level < ahead_levels; ++level) {
+        map.ahead[level] = static_cast<std::uint32_t>(list_count + level * slots);
+        map.role[active_levels + level] = static_cast<std::uint8_t>(active_levels + level);
+      }
+      return map;
+    }
+  };
   [[nodiscard]] std::uint32_t list_id(std::size_t level, tick slot) const noexcept {
-    const std::size_t first = swapped(level) ? list_count + level * slots : level * slots;
-    return static_cast<std::uint32_t>(first + slot);
+    return m_rings.first[level] + static_cast<std::uint32_t>(slot);
   }
-  [[nodiscard]] std::uint32_t ahead_base(std::size_t level) const noexcept {
-    return static_cast<std::uint32_t>(swapped(level) ? level * slots : list_count + level * slots);
-  }
+  [[nodiscard]] std::uint32_t ahead_base(std::size_t level) const noexcept { return m_rings.ahead[level]; }
   // The level of a list, or active_levels + L for level L's ahead ring.
   [[nodiscard]] std::size_t level_of(std::uint32_t list) const noexcept {
     if constexpr (precascades) {
-      const bool ahead_storage = list >= list_count;
-      const std::size_t level = (ahead_storage ? list - list_count : list) / slots;
-      if (level < ahead_levels && ahead_storage != swapped(level)) return active_levels + level;
-      return level;
+      return m_rings.role[list / slots];
     } else {
       return list / slots;
     }
@@ -421,18 +435,19 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       // The highest base-2^Bits digit in which due and now differ: the timer must wait in that level until now()
       // reaches the span of its slot there, and no lower level can tell its slot apart from now()'s.
       const std::size_t level = (static_cast<std::size_t>(std::bit_width((due ^ now) | 1)) - 1) / Bits;
-      if (level >= Levels) return {overflow_id, due};
-      return {list_id(level, (due >> (level * Bits)) & slot_mask), due};
+      if (level >= Levels) return {overflow_id, 0, due};
+      return {list_id(level, (due >> (level * Bits)) & slot_mask), static_cast<std::uint32_t>(level), due};
     } else {
-      if (due == now) return {list_id(0, now & slot_mask), due};
+      if (due == now) return {list_id(0, now & slot_mask), 0, due};
       for (std::size_t level = 0; level < active_levels; ++level) {
         const std::size_t shift = level_shift * level;
         const tick rounded_down = (due - 1) >> shift;             // fire time = (rounded_down + 1) << shift
         if (rounded_down - (now >> shift) > slots - 2) continue;  // a full revolution away: ambiguous slot
         if (rounded_down == (UINT64_MAX >> shift)) break;         // would round up past the last tick
-        return {list_id(level, (rounded_down + 1) & slot_mask), (rounded_down + 1) << shift};
+        return {list_id(level, (rounded_down + 1) & slot_mask), static_cast<std::uint32_t>(level),
+                (rounded_down + 1) << shift};
       }
-      return {overflow_id, due};
+      return {overflow_id, 0, due};
     }
   }
 
@@ -466,8 +481,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (where.list == overflow_id) {
       m_overflow.push(where.fire, index, on_move(), this->m_instr);
     } else {
-      const std::size_t level = level_of(where.list);
-      detail::list_push_back(this->m_nodes, m_lists[where.list], index);
+      const std::size_t level = where.level;
+      detail::list_push_back(this->m_nodes, m_lists[where.list], index, node);
       if constexpr (precascades) ++m_counts[where.list];
       if (precascades && level >= active_levels) {
         m_ahead[level - active_levels].set(where.list & slot_mask);
@@ -629,15 +644,6 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     return head;
   }
 
-  // Where the timers of level L's next span wait to move down: level L+1's next slot or, when that lies in the next
-  // level-(L+2) span, slot 0 of level L+1's ahead ring (nil at the top).
-  [[nodiscard]] std::uint32_t next_span_source(std::size_t level, tick before) const noexcept {
-    const std::size_t shift = Bits * (level + 1);
-    const tick digit = (before >> shift) & slot_mask;
-    if (digit != slot_mask) return list_id(level + 1, digit + 1);
-    return level + 1 < ahead_levels ? ahead_base(level + 1) : detail::nil;
-  }
-
   // Calls f(list) for every list holding timers of the span that starts at `start` (level L's ahead ring having
   // been swapped in or not): the slot 0 of each higher ahead ring whose span also starts there, then the slot of
   // the first level whose span does not, where the rest still waits. In age order: earlier lists hold older timers.
@@ -672,7 +678,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   void swap_in(std::size_t level) noexcept {
-    m_ring ^= std::uint32_t{1} << level;
+    std::swap(m_rings.first[level], m_rings.ahead[level]);
+    std::swap(m_rings.role[m_rings.first[level] / slots], m_rings.role[m_rings.ahead[level] / slots]);
     std::swap(m_occupied[level], m_ahead[level]);
     m_ahead_used &= ~(tick{1} << level);
     if (m_occupied[level].any()) m_levels_used |= tick{1} << level;
@@ -684,19 +691,33 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // due times keep their order. An event loop that advances every tick spreads every cascade over a whole span.
   void precascade() noexcept {
     const tick now = this->m_now;
-    for (std::size_t level = 0; level < ahead_levels; ++level) {
-      const tick span_end = now | detail::low_mask(Bits * (level + 1));
-      if (span_end == UINT64_MAX) return;  // no next span
-      const std::uint32_t source = next_span_source(level, now);
-      if (source == detail::nil || m_counts[source] == 0) continue;
+    // Level L's next span waits in level L+1 or in its ahead ring: only the levels with something above are looked
+    // at, and a source is counted only when its bitmap says it is occupied.
+    constexpr tick spread_levels = detail::low_mask(ahead_levels);
+    for (tick above = ((m_levels_used | m_ahead_used) >> 1) & spread_levels; above != 0; above &= above - 1) {
+      const auto level = static_cast<std::size_t>(std::countr_zero(above));
+      const std::size_t shift = Bits * (level + 1);
+      const tick digit = (now >> shift) & slot_mask;
+      std::uint32_t source = 0;
+      if (digit != slot_mask) {
+        if (!m_occupied[level + 1].test(digit + 1)) continue;
+        source = list_id(level + 1, digit + 1);
+      } else {
+        if ((now | detail::low_mask(shift)) == UINT64_MAX) return;  // no next span
+        if (level + 1 >= ahead_levels || !m_ahead[level + 1].test(0)) continue;
+        source = ahead_base(level + 1);
+      }
+      if (m_counts[source] <= boundary_burst) continue;
+      const tick span_end = now | detail::low_mask(shift);
       const tick ticks_left = span_end - now + 1;
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
       const std::uint32_t target = ahead_base(level);
-      for (tick moves = (m_counts[source] + ticks_left - 1) / ticks_left; moves > 0; --moves) {
+      for (tick moves = (m_counts[source] - boundary_burst + ticks_left - 1) / ticks_left; moves > 0; --moves) {
         const std::uint32_t index = m_lists[source].head;
         unlink(index);
         const tick deadline = this->m_nodes[index].deadline;
-        put(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask), deadline});
+        put(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
+                             static_cast<std::uint32_t>(active_levels + level), deadline});
         this->m_instr.cascaded();
         this->m_instr.inspected();
       }
@@ -734,7 +755,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   std::array<detail::bitmap<slots>, active_levels> m_occupied{};
   std::array<detail::bitmap<slots>, ahead_levels> m_ahead{};           // occupied slots of each ahead ring
   std::array<std::uint32_t, precascades ? list_total : 0> m_counts{};  // timers in each list
-  std::uint32_t m_ring = 0;                                            // bit L: level L lives in its ahead storage
+  ring_map m_rings = ring_map::initial();         // which physical ring each level and ahead ring lives in
   tick m_ahead_used = 0;                          // bit L set while level L's ahead ring holds a timer
   std::array<tick, ahead_levels> m_ahead_span{};  // the start of the span each ahead ring holds
   tick m_levels_used = 0;                         // bit L set while level L holds a timer

@@ -17,9 +17,9 @@ struct list_head {
   [[nodiscard]] bool empty() const noexcept { return head == nil; }
 };
 
-template <class Slab>
-void list_push_back(Slab& nodes, list_head& list, std::uint32_t index) noexcept {
-  auto& node = nodes[index];
+// `node` is nodes[index], which the caller already holds.
+template <class Slab, class Node>
+void list_push_back(Slab& nodes, list_head& list, std::uint32_t index, Node& node) noexcept {
   node.link = nil;
   node.prev = list.tail;
   if (list.tail != nil) {
@@ -28,6 +28,11 @@ void list_push_back(Slab& nodes, list_head& list, std::uint32_t index) noexcept 
     list.head = index;
   }
   list.tail = index;
+}
+
+template <class Slab>
+void list_push_back(Slab& nodes, list_head& list, std::uint32_t index) noexcept {
+  list_push_back(nodes, list, index, nodes[index]);
 }
 
 template <class Slab>
