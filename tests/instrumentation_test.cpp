@@ -223,6 +223,33 @@ TEST_CASE("exact: a level-1 cascade is spread over the span before it, a bounded
   REQUIRE(fired == expected);  // due-time order, equal due times first-in first-out
 }
 
+TEST_CASE("exact: idle ticks skip no spreading: the share starts moving when the span before begins",
+          "[instrumentation][hierarchical_wheel][cascade]") {
+  clock2 ticked(0);
+  timing_wheel::min_heap<int> reference(0);
+  for (int i = 0; i < 6400; ++i) {
+    const tick due = 128 + static_cast<tick>(i) * 11 % 64;  // level-1 slot 2: nothing to move before tick 64
+    ticked.insert(due, i);
+    reference.insert(due, i);
+  }
+  std::vector<int> fired;
+  std::uint64_t worst = 0;
+  std::uint64_t moved_before_64 = 0;
+  while (ticked.now() < 200) {
+    const std::uint64_t before = ticked.instrumentation().cascades;
+    ticked.advance(ticked.now() + 1, [&](tick, int&& v) { fired.push_back(v); });
+    worst = std::max(worst, ticked.instrumentation().cascades - before);
+    if (ticked.now() < 64) moved_before_64 = ticked.instrumentation().cascades;
+    REQUIRE(ticked.check_invariants());
+  }
+  CHECK(moved_before_64 == 0);
+  CHECK(worst <= (6400 + 63) / 64);  // ticks 64..127 each move a 64th, instead of 6,400 at tick 128
+  CHECK(ticked.instrumentation().cascades == 6400);
+  std::vector<int> expected;
+  reference.advance(200, [&](tick, int&& v) { expected.push_back(v); });
+  REQUIRE(fired == expected);
+}
+
 TEST_CASE("exact: level-2 cascades are spread too, and order is kept",
           "[instrumentation][hierarchical_wheel][cascade]") {
   timing_wheel::hierarchical_wheel<int, 3, 6, precision::exact, counting_instrumentation> ticked(4096);

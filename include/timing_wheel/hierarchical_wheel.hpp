@@ -141,6 +141,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_ahead_span(std::exchange(other.m_ahead_span, {})),
         m_levels_used(std::exchange(other.m_levels_used, 0)),
         m_overflow(std::exchange(other.m_overflow, {})),
+        m_quiet_until(std::exchange(other.m_quiet_until, 0)),
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)) {}
   hierarchical_wheel& operator=(hierarchical_wheel&& other) noexcept {
@@ -155,6 +156,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_ahead_span = std::exchange(other.m_ahead_span, {});
       m_levels_used = std::exchange(other.m_levels_used, 0);
       m_overflow = std::exchange(other.m_overflow, {});
+      m_quiet_until = std::exchange(other.m_quiet_until, 0);
       m_next = std::exchange(other.m_next, std::nullopt);
       m_next_known = std::exchange(other.m_next_known, true);
     }
@@ -228,9 +230,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
     this->assert_not_in_callback();
     if (to < this->m_now) return 0;
+    if (to < m_quiet_until) {  // no event and no share to move down before m_quiet_until: an idle tick is O(1)
+      this->m_now = to;
+      return 0;
+    }
+    m_quiet_until = 0;
     m_next_known = false;
     std::size_t fired = 0;
-    for (event next = next_event(); next.list != none && next.at <= to; next = next_event()) {
+    event next = next_event();
+    for (; next.list != none && next.at <= to; next = next_event()) {
       if (fired == budget) {
         // Stop early only if a timer is really due by `to`: a cascade alone fires nothing and must still run.
         const std::optional<tick> due = find_next_expiration();
@@ -257,7 +265,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       }
     }
     this->m_now = to;
-    if constexpr (precascades) precascade();
+    tick quiet = next.list == none ? UINT64_MAX : next.at;  // nothing changed since `next` was found
+    if constexpr (precascades) quiet = precascade() ? 0 : std::min(quiet, spread_boundary());
+    m_quiet_until = quiet;
     return fired;
   }
 
@@ -283,6 +293,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_ahead_span = {};
     m_levels_used = 0;
     m_overflow.clear();
+    m_quiet_until = 0;
     m_next.reset();
     m_next_known = true;
   }
@@ -302,6 +313,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   [[nodiscard]] bool check_invariants() const noexcept {
     if (!this->m_nodes.check_invariants()) return false;
     if (m_next_known && m_next != find_next_expiration()) return false;
+    if (const event next = next_event(); next.list != none && next.at < m_quiet_until) return false;
     std::size_t counted = 0;
     for (std::size_t level = 0; level < active_levels; ++level) {
       bool level_used = false;
@@ -478,6 +490,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   void put(std::uint32_t index, placement where) noexcept {
     auto& node = this->m_nodes[index];
     node.where = where.list;
+    m_quiet_until = 0;  // an earlier event, or a fuller source to spread
     if (where.list == overflow_id) {
       m_overflow.push(where.fire, index, on_move(), this->m_instr);
     } else {
@@ -508,19 +521,38 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       detail::list_head& list = m_lists[node.where];
       detail::list_unlink(this->m_nodes, list, index);
       if constexpr (precascades) --m_counts[node.where];
-      if (precascades && level >= active_levels) {
-        if (list.empty()) {
-          m_ahead[level - active_levels].reset(node.where & slot_mask);
-          if (!m_ahead[level - active_levels].any()) m_ahead_used &= ~(tick{1} << (level - active_levels));
-        }
-      } else {
-        if (list.empty()) {
-          m_occupied[level].reset(node.where & slot_mask);
-          if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
-        }
-      }
+      if (list.empty()) slot_emptied(node.where, level);
     }
     node.where = detail::nil;
+  }
+
+  // unlink() for the loops that fire or move a list front to back: they know the list, and its first timer has no
+  // predecessor. Requires: the list is not empty.
+  std::uint32_t take_front(std::uint32_t list) noexcept {
+    detail::list_head& head = m_lists[list];
+    const std::uint32_t index = head.head;
+    auto& node = this->m_nodes[index];
+    head.head = node.link;
+    if (node.link != detail::nil) {
+      this->m_nodes[node.link].prev = detail::nil;
+    } else {
+      head.tail = detail::nil;
+      slot_emptied(list, level_of(list));
+    }
+    if constexpr (precascades) --m_counts[list];
+    node.where = detail::nil;
+    m_next_known = false;  // a callback may have asked next_expiration(), which may be this timer's
+    return index;
+  }
+
+  void slot_emptied(std::uint32_t list, std::size_t level) noexcept {
+    if (precascades && level >= active_levels) {
+      m_ahead[level - active_levels].reset(list & slot_mask);
+      if (!m_ahead[level - active_levels].any()) m_ahead_used &= ~(tick{1} << (level - active_levels));
+    } else {
+      m_occupied[level].reset(list & slot_mask);
+      if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
+    }
   }
 
   [[nodiscard]] auto on_move() noexcept {
@@ -606,8 +638,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   template <class F>
   std::size_t fire_list(std::uint32_t list, F& on_expire, std::size_t budget) {
     std::size_t fired = 0;
-    for (std::uint32_t index = m_lists[list].head; index != detail::nil && fired < budget; index = m_lists[list].head) {
-      unlink(index);
+    while (!m_lists[list].empty() && fired < budget) {
+      const std::uint32_t index = take_front(list);
       ++fired;
       this->m_instr.inspected();
       this->fire_node(index, on_expire);
@@ -689,12 +721,14 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // For each level, the bounded share of its next span's timers moved down per advance(): what is left waiting,
   // divided by the ticks left before the span begins (rounded up), taken from the front of the list so that equal
   // due times keep their order. An event loop that advances every tick spreads every cascade over a whole span.
-  void precascade() noexcept {
+  // Returns: whether some span's source held more than boundary_burst timers (more moves are due next advance).
+  bool precascade() noexcept {
     const tick now = this->m_now;
+    bool crowded = false;
     // Level L's next span waits in level L+1 or in its ahead ring: only the levels with something above are looked
     // at, and a source is counted only when its bitmap says it is occupied.
-    constexpr tick spread_levels = detail::low_mask(ahead_levels);
-    for (tick above = ((m_levels_used | m_ahead_used) >> 1) & spread_levels; above != 0; above &= above - 1) {
+    for (tick above = ((m_levels_used | m_ahead_used) >> 1) & detail::low_mask(ahead_levels); above != 0;
+         above &= above - 1) {
       const auto level = static_cast<std::size_t>(std::countr_zero(above));
       const std::size_t shift = Bits * (level + 1);
       const tick digit = (now >> shift) & slot_mask;
@@ -703,18 +737,18 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         if (!m_occupied[level + 1].test(digit + 1)) continue;
         source = list_id(level + 1, digit + 1);
       } else {
-        if ((now | detail::low_mask(shift)) == UINT64_MAX) return;  // no next span
+        if ((now | detail::low_mask(shift)) == UINT64_MAX) return crowded;  // no next span
         if (level + 1 >= ahead_levels || !m_ahead[level + 1].test(0)) continue;
         source = ahead_base(level + 1);
       }
       if (m_counts[source] <= boundary_burst) continue;
+      crowded = true;
       const tick span_end = now | detail::low_mask(shift);
       const tick ticks_left = span_end - now + 1;
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
       const std::uint32_t target = ahead_base(level);
       for (tick moves = (m_counts[source] - boundary_burst + ticks_left - 1) / ticks_left; moves > 0; --moves) {
-        const std::uint32_t index = m_lists[source].head;
-        unlink(index);
+        const std::uint32_t index = take_front(source);
         const tick deadline = this->m_nodes[index].deadline;
         put(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
                              static_cast<std::uint32_t>(active_levels + level), deadline});
@@ -722,6 +756,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         this->m_instr.inspected();
       }
     }
+    return crowded;
+  }
+
+  // The next tick at which a level's next span, the one precascade() draws from, changes (UINT64_MAX: never).
+  [[nodiscard]] tick spread_boundary() const noexcept {
+    const tick above = ((m_levels_used | m_ahead_used) >> 1) & detail::low_mask(ahead_levels);
+    if (above == 0) return UINT64_MAX;
+    const tick end = this->m_now | detail::low_mask(Bits * (static_cast<std::size_t>(std::countr_zero(above)) + 1));
+    return end == UINT64_MAX ? UINT64_MAX : end + 1;
   }
 
   // Exact: now() has entered the span of the earliest overflow timers: they move into the wheel in (due, insertion)
@@ -760,6 +803,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   std::array<tick, ahead_levels> m_ahead_span{};  // the start of the span each ahead ring holds
   tick m_levels_used = 0;                         // bit L set while level L holds a timer
   detail::indexed_heap m_overflow;
+  tick m_quiet_until = 0;              // advance(to) with to < m_quiet_until only moves now(): see advance()
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
   mutable bool m_next_known = true;
 };
