@@ -53,6 +53,8 @@ class slab {
   slab(slab&& other) noexcept
       : m_chunks(std::exchange(other.m_chunks, {})),
         m_chunk_count(std::exchange(other.m_chunk_count, 0)),
+        m_block_chunks(std::exchange(other.m_block_chunks, 0)),
+        m_block_nodes(std::exchange(other.m_block_nodes, 0)),
         m_capacity(std::exchange(other.m_capacity, 0)),
         m_used(std::exchange(other.m_used, 0)),
         m_free_head(std::exchange(other.m_free_head, nil)),
@@ -63,6 +65,8 @@ class slab {
       release_storage();
       m_chunks = std::exchange(other.m_chunks, {});
       m_chunk_count = std::exchange(other.m_chunk_count, 0);
+      m_block_chunks = std::exchange(other.m_block_chunks, 0);
+      m_block_nodes = std::exchange(other.m_block_nodes, 0);
       m_capacity = std::exchange(other.m_capacity, 0);
       m_used = std::exchange(other.m_used, 0);
       m_free_head = std::exchange(other.m_free_head, nil);
@@ -74,6 +78,7 @@ class slab {
   ~slab() { release_storage(); }
 
   [[nodiscard]] Node& operator[](std::uint32_t index) noexcept {
+    if (index < m_block_nodes) return m_chunks[0][index];  // the first chunks share one block: one array
     const std::uint64_t shifted = std::uint64_t{index} + (std::uint64_t{1} << first_chunk_bits);
     const auto chunk = static_cast<unsigned>(std::bit_width(shifted)) - 1 - first_chunk_bits;
     return m_chunks[chunk][shifted - (std::uint64_t{1} << (chunk + first_chunk_bits))];
@@ -189,7 +194,20 @@ class slab {
     std::size_t chunk_count = m_chunk_count;
     std::size_t capacity = m_capacity;
     std::array<Node*, max_chunks> fresh{};
-    // Allocate every chunk first, then publish: a failure leaves the slab as it was.
+    if (m_chunk_count == 0) {
+      // The first allocation (the first insert, reserve() or a fixed capacity) makes the chunks it needs as one
+      // block, laid out as consecutive chunks would be: every index in it is then a plain array access.
+      while (capacity < nodes) capacity += std::size_t{1} << (chunk_count++ + first_chunk_bits);
+      void* memory = ::operator new (capacity * sizeof(Node), std::align_val_t{alignof(Node)}, std::nothrow);
+      if (memory == nullptr) throw_bad_alloc();
+      auto* block = static_cast<Node*>(memory);
+      for (std::size_t k = 0; k < chunk_count; ++k) {
+        fresh[k] = block + ((std::size_t{1} << (k + first_chunk_bits)) - (std::size_t{1} << first_chunk_bits));
+      }
+      m_block_chunks = chunk_count;
+      m_block_nodes = static_cast<std::uint32_t>(std::min<std::size_t>(capacity, max_nodes));
+    }
+    // Allocate every further chunk first, then publish: a failure leaves the slab as it was.
     while (capacity < nodes) {
       const std::size_t size = std::size_t{1} << (chunk_count + first_chunk_bits);
       void* memory = ::operator new (size * sizeof(Node), std::align_val_t{alignof(Node)}, std::nothrow);
@@ -208,8 +226,12 @@ class slab {
   static void free_chunk(Node* chunk) noexcept { ::operator delete (chunk, std::align_val_t{alignof(Node)}); }
 
   void release_storage() noexcept {
-    for (std::size_t k = 0; k < m_chunk_count; ++k) free_chunk(m_chunks[k]);
+    for (std::size_t k = 0; k < m_chunk_count; ++k) {
+      if (k == 0 || k >= m_block_chunks) free_chunk(m_chunks[k]);  // chunks 1 .. m_block_chunks-1 live in chunk 0's
+    }
     m_chunk_count = 0;
+    m_block_chunks = 0;
+    m_block_nodes = 0;
     m_capacity = 0;
     m_used = 0;
     m_free_head = nil;
@@ -218,6 +240,8 @@ class slab {
 
   std::array<Node*, max_chunks> m_chunks{};
   std::size_t m_chunk_count = 0;
+  std::size_t m_block_chunks = 0;   // chunks 0 .. m_block_chunks-1 are one allocation, starting at m_chunks[0]
+  std::uint32_t m_block_nodes = 0;  // the nodes they hold
   std::size_t m_capacity = 0;
   std::uint32_t m_used = 0;
   std::uint32_t m_free_head = nil;
