@@ -219,8 +219,10 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
     if (m_next == node.due) m_next_known = false;
   }
 
-  [[nodiscard]] bool slot_holds(std::size_t slot, tick due) const noexcept {
-    for (std::uint32_t i = m_slots[slot].head; i != detail::nil; i = this->m_nodes[i].link) {
+  // Takes the list, not its slot number: g++ -O3 folds this body across ring sizes and then misreads an index
+  // into the other size's array as out of bounds (-Warray-bounds).
+  [[nodiscard]] bool list_holds(const detail::list_head& list, tick due) const noexcept {
+    for (std::uint32_t i = list.head; i != detail::nil; i = this->m_nodes[i].link) {
       if (this->m_nodes[i].due == due) return true;
     }
     return false;
@@ -273,7 +275,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
     for (std::size_t slot = m_occupied.find_next_wrapping((start + from) % Slots); slot != m_occupied.npos;) {
       const std::size_t distance = slot >= start ? slot - start : slot + Slots - start;
       if (distance < from || distance > reach) break;  // went round, or beyond reach
-      if (slot_holds(slot, origin + distance)) return origin + distance;
+      if (list_holds(m_slots[slot], origin + distance)) return origin + distance;
       const std::size_t next = m_occupied.find_next_wrapping((slot + 1) % Slots);
       const std::size_t next_distance = next >= start ? next - start : next + Slots - start;
       if (next == m_occupied.npos || next_distance <= distance) break;  // went all the way round

@@ -252,7 +252,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         enter_next_span(boundary_first - next.list);
       } else if (P == precision::coarse || level_of(next.list) == 0) {
         fired += fire_list(next.list, on_expire, budget - fired);
-      } else if (const std::uint32_t only = lone_timer_due_by(next.list, to); only != detail::nil) {
+      } else if (const std::uint32_t only = lone_timer_due_by(m_lists[next.list], to); only != detail::nil) {
         // Nothing pending is due before a slot's lone timer (lower levels are empty, later slots and levels hold
         // later spans): it fires now instead of cascading level by level. Sparse timers cost O(1) each.
         unlink(only);
@@ -669,11 +669,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     this->m_instr.slot_processed(moved);
   }
 
-  // The slot's only timer, if it has one and it is due by `to`; otherwise nil.
-  [[nodiscard]] std::uint32_t lone_timer_due_by(std::uint32_t list, tick to) const noexcept {
-    const std::uint32_t head = m_lists[list].head;
-    if (head != m_lists[list].tail || this->m_nodes[head].deadline > to) return detail::nil;
-    return head;
+  // The list's only timer, if it has one and it is due by `to`; otherwise nil. (It takes the list, not its id: g++
+  // -O3 folds this body across wheel shapes and then misreads an index into another shape's array as out of bounds.)
+  [[nodiscard]] std::uint32_t lone_timer_due_by(const detail::list_head& list, tick to) const noexcept {
+    if (list.head != list.tail || this->m_nodes[list.head].deadline > to) return detail::nil;
+    return list.head;
   }
 
   // Calls f(list) for every list holding timers of the span that starts at `start` (level L's ahead ring having
