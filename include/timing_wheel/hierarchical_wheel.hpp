@@ -265,9 +265,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       }
     }
     this->m_now = to;
-    tick quiet = next.list == none ? UINT64_MAX : next.at;  // nothing changed since `next` was found
-    if constexpr (precascades) quiet = precascade() ? 0 : std::min(quiet, spread_boundary());
-    m_quiet_until = quiet;
+    m_quiet_until = next.list == none ? UINT64_MAX : next.at;  // nothing changed since `next` was found
+    if constexpr (precascades) m_quiet_until = std::min(m_quiet_until, precascade());
     return fired;
   }
 
@@ -655,8 +654,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     const std::size_t level = level_of(list);
     m_lists[list] = {};
     if constexpr (precascades) m_counts[list] = 0;
-    m_occupied[level].reset(list & slot_mask);
-    if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
+    slot_emptied(list, level);
     std::size_t moved = 0;
     while (index != detail::nil) {
       const std::uint32_t next = this->m_nodes[index].link;
@@ -721,14 +719,20 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // For each level, the bounded share of its next span's timers moved down per advance(): what is left waiting,
   // divided by the ticks left before the span begins (rounded up), taken from the front of the list so that equal
   // due times keep their order. An event loop that advances every tick spreads every cascade over a whole span.
-  // Returns: whether some span's source held more than boundary_burst timers (more moves are due next advance).
-  bool precascade() noexcept {
+  // Returns: the tick before which it has nothing to do: 0 while a source holds more than boundary_burst timers
+  // (more moves are due next advance), else the next tick at which a level's source changes (UINT64_MAX: never).
+  tick precascade() noexcept {
     const tick now = this->m_now;
     bool crowded = false;
     // Level L's next span waits in level L+1 or in its ahead ring: only the levels with something above are looked
     // at, and a source is counted only when its bitmap says it is occupied.
-    for (tick above = ((m_levels_used | m_ahead_used) >> 1) & detail::low_mask(ahead_levels); above != 0;
-         above &= above - 1) {
+    const tick levels_above = ((m_levels_used | m_ahead_used) >> 1) & detail::low_mask(ahead_levels);
+    tick quiet = UINT64_MAX;
+    if (levels_above != 0) {  // the lowest such level's source changes first
+      const tick end = now | detail::low_mask(Bits * (static_cast<std::size_t>(std::countr_zero(levels_above)) + 1));
+      if (end != UINT64_MAX) quiet = end + 1;
+    }
+    for (tick above = levels_above; above != 0; above &= above - 1) {
       const auto level = static_cast<std::size_t>(std::countr_zero(above));
       const std::size_t shift = Bits * (level + 1);
       const tick digit = (now >> shift) & slot_mask;
@@ -737,7 +741,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         if (!m_occupied[level + 1].test(digit + 1)) continue;
         source = list_id(level + 1, digit + 1);
       } else {
-        if ((now | detail::low_mask(shift)) == UINT64_MAX) return crowded;  // no next span
+        if ((now | detail::low_mask(shift)) == UINT64_MAX) break;  // no next span, here or above
         if (level + 1 >= ahead_levels || !m_ahead[level + 1].test(0)) continue;
         source = ahead_base(level + 1);
       }
@@ -756,15 +760,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         this->m_instr.inspected();
       }
     }
-    return crowded;
-  }
-
-  // The next tick at which a level's next span, the one precascade() draws from, changes (UINT64_MAX: never).
-  [[nodiscard]] tick spread_boundary() const noexcept {
-    const tick above = ((m_levels_used | m_ahead_used) >> 1) & detail::low_mask(ahead_levels);
-    if (above == 0) return UINT64_MAX;
-    const tick end = this->m_now | detail::low_mask(Bits * (static_cast<std::size_t>(std::countr_zero(above)) + 1));
-    return end == UINT64_MAX ? UINT64_MAX : end + 1;
+    return crowded ? 0 : quiet;
   }
 
   // Exact: now() has entered the span of the earliest overflow timers: they move into the wheel in (due, insertion)
