@@ -2,6 +2,7 @@
 #include "support/helpers.hpp"
 #include "support/queues.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -78,4 +79,47 @@ TEMPLATE_LIST_TEST_CASE("a firing timer is no longer pending inside its own call
   });
   CHECK(checked);
   CHECK(q.empty());
+}
+
+TEMPLATE_LIST_TEST_CASE("cancelling most timers of one slot keeps the rest, in order", "[cancel]", all_queues<int>) {
+  // Many timers share a slot (and, beyond the horizon, the overflow store); most are cancelled or rescheduled in a
+  // scattered order, so the wheel's lists fill with cancelled entries and are compacted while timers remain.
+  struct expected {
+    tick due;
+    int seq;
+    int value;
+  };
+  TestType q;
+  std::vector<timer_handle> handles;
+  std::vector<std::optional<expected>> model;
+  int seq = 0;
+  for (int i = 0; i < 600; ++i) {
+    const tick due = i % 2 == 0 ? tick{1000} : (tick{1} << 62) + static_cast<tick>(i % 3);
+    handles.push_back(q.insert(due, i));
+    model.push_back(expected{due, seq++, i});
+  }
+  for (int round = 0; round < 600; ++round) {
+    const auto i = static_cast<std::size_t>((round * 7) % 600);
+    if (i % 5 == 0) continue;  // these stay
+    if (i % 4 == 1) {
+      REQUIRE(q.reschedule(handles[i], 1000));
+      model[i] = expected{1000, seq++, static_cast<int>(i)};
+    } else {
+      REQUIRE(q.cancel(handles[i]) == std::optional<int>{static_cast<int>(i)});
+      model[i].reset();
+    }
+    REQUIRE(invariants_hold(q));
+  }
+  std::vector<expected> survivors;
+  for (const auto& m : model) {
+    if (m) survivors.push_back(*m);
+  }
+  std::sort(survivors.begin(), survivors.end(),
+            [](const expected& a, const expected& b) { return a.due < b.due || (a.due == b.due && a.seq < b.seq); });
+  REQUIRE(q.size() == survivors.size());
+  std::vector<int> fired;
+  q.drain([&](tick, int&& value) { fired.push_back(value); });
+  std::vector<int> want;
+  for (const auto& s : survivors) want.push_back(s.value);
+  CHECK(fired == want);
 }

@@ -2,8 +2,8 @@
 #pragma once
 
 #include <timing_wheel/detail/bitmap.hpp>
+#include <timing_wheel/detail/chunk_list.hpp>
 #include <timing_wheel/detail/indexed_heap.hpp>
-#include <timing_wheel/detail/intrusive_list.hpp>
 #include <timing_wheel/detail/queue_base.hpp>
 #include <timing_wheel/timer_queue.hpp>
 
@@ -27,13 +27,12 @@ enum class precision {
 };
 
 namespace detail {
+// A timer's slot list holds its index (chunk_list.hpp); the node keeps only where that entry is.
 template <class T>
 struct wheel_node {
   tick deadline = 0;
-  std::uint32_t link = nil;  // next in its slot list; free-list link while free
-  std::uint32_t prev = nil;  // previous in its slot list; position in the overflow heap while there
+  std::uint32_t link = nil;  // while pending: the position of its entry in its list; while free: free-list link
   std::uint32_t generation = 0;
-  std::uint32_t where = nil;  // slot list id (level * slots + slot), overflow_id, or nil while detached
   payload_slot<T> payload;
 };
 
@@ -127,15 +126,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// allocated here, and nothing after. Throws: bad_alloc.
   explicit hierarchical_wheel(fixed_capacity capacity, tick start = 0) : base(start) {
     this->m_nodes.fix_capacity(capacity.timers);
+    reserve_chunks(capacity.timers);
     if constexpr (may_overflow) m_overflow.reserve(capacity.timers);
   }
 
   hierarchical_wheel(hierarchical_wheel&& other) noexcept
       : base(std::move(other)),
         m_lists(std::exchange(other.m_lists, {})),
+        m_chunks(std::move(other.m_chunks)),
         m_occupied(std::exchange(other.m_occupied, {})),
         m_ahead(std::exchange(other.m_ahead, {})),
-        m_counts(std::exchange(other.m_counts, {})),
         m_rings(std::exchange(other.m_rings, ring_map::initial())),
         m_ahead_used(std::exchange(other.m_ahead_used, 0)),
         m_ahead_span(std::exchange(other.m_ahead_span, {})),
@@ -148,9 +148,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (this != &other) {
       base::operator=(std::move(other));
       m_lists = std::exchange(other.m_lists, {});
+      m_chunks = std::move(other.m_chunks);
       m_occupied = std::exchange(other.m_occupied, {});
       m_ahead = std::exchange(other.m_ahead, {});
-      m_counts = std::exchange(other.m_counts, {});
       m_rings = std::exchange(other.m_rings, ring_map::initial());
       m_ahead_used = std::exchange(other.m_ahead_used, 0);
       m_ahead_span = std::exchange(other.m_ahead_span, {});
@@ -179,6 +179,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   template <class... Args>
   timer_handle emplace(tick deadline, Args&&... args) {
     const placement where = locate(due_of(deadline));
+    reserve_chunks(std::min(this->size() + 1, this->max_size()));
     if (where.list == overflow_id) m_overflow.make_room();
     const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
     put(index, where);
@@ -255,7 +256,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       } else if (const std::uint32_t only = lone_timer_due_by(m_lists[next.list], to); only != detail::nil) {
         // Nothing pending is due before a slot's lone timer (lower levels are empty, later slots and levels hold
         // later spans): it fires now instead of cascading level by level. Sparse timers cost O(1) each.
-        unlink(only);
+        remove_entry(next.list, this->m_nodes[only].link);
+        m_next_known = false;
         this->m_now = this->m_nodes[only].deadline;
         ++fired;
         this->m_instr.inspected();
@@ -284,9 +286,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     this->assert_not_in_callback();
     this->destroy_payloads();
     m_lists = {};
+    m_chunks.reset();
     m_occupied = {};
     m_ahead = {};
-    m_counts = {};
     m_rings = ring_map::initial();
     m_ahead_used = 0;
     m_ahead_span = {};
@@ -300,36 +302,54 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing, beyond the horizon included.
   void reserve(std::size_t n) {
     this->m_nodes.reserve(n);
+    reserve_chunks(std::min(n, this->max_size()));
     if constexpr (may_overflow) m_overflow.reserve(n);
   }
 
   /// Returns: how many pending timers wait in the overflow store, beyond the horizon.
   [[nodiscard]] std::size_t overflow_size() const noexcept { return m_overflow.size(); }
 
-  /// A testing aid: true when every internal invariant holds (lists well linked and matching the bitmaps, every
-  /// timer in the slot its due time and now() select, free nodes unlinked, the cached next expiration right, counts
-  /// adding up). Complexity: O(size() + Levels * slots + capacity()).
+  /// A testing aid: true when every internal invariant holds (each list's entries name timers that know their
+  /// position, matching the bitmaps, every timer in the slot its due time and now() select, dead entries within
+  /// bounds, chunks accounted for, the cached next expiration right, counts adding up).
+  /// Complexity: O(size() + Levels * slots + capacity()).
   [[nodiscard]] bool check_invariants() const noexcept {
     if (!this->m_nodes.check_invariants()) return false;
     if (m_next_known && m_next != find_next_expiration()) return false;
     if (const event next = next_event(); next.list != none && next.at < m_quiet_until) return false;
     std::size_t counted = 0;
+    std::size_t chunks = 0;
+    // Every entry of `list` in order; check(node) for each live one.
+    const auto list_holds = [&](std::uint32_t list, auto&& check) {
+      const detail::chunk_list& entries = m_lists[list];
+      const std::uint32_t spanned = m_chunks.chunks_of(entries, list);
+      if (spanned == detail::nil || entries.empty() != (entries.live == 0) || entries.crowded()) return false;
+      if (entries.empty()) return entries.dead == 0;
+      chunks += spanned;
+      std::uint32_t live = 0;
+      std::uint32_t dead = 0;
+      for (std::uint32_t at = entries.front; at != entries.back; at = m_chunks.step(at, entries.back)) {
+        const std::uint32_t value = m_chunks.entry(at);
+        if (value == detail::dead_entry) {
+          ++dead;
+          continue;
+        }
+        const std::uint32_t index = list == overflow_id ? heap_node(value) : value;
+        if (index >= this->m_nodes.used() || ++counted > this->size() || ++live > entries.live) return false;
+        const auto& node = this->m_nodes[index];
+        if (node.link != at || !this->m_nodes.is_live(node.generation) || !check(node)) return false;
+      }
+      return live == entries.live && dead == entries.dead;
+    };
     for (std::size_t level = 0; level < active_levels; ++level) {
       bool level_used = false;
       for (std::size_t slot = 0; slot < slots; ++slot) {
         const std::uint32_t list = list_id(level, slot);
-        const detail::list_head& head = m_lists[list];
-        if (head.empty() == m_occupied[level].test(slot)) return false;
-        level_used = level_used || !head.empty();
-        std::uint32_t prev = detail::nil;
-        for (std::uint32_t i = head.head; i != detail::nil; prev = i, i = this->m_nodes[i].link) {
-          const auto& node = this->m_nodes[i];
-          if (++counted > this->size() || node.prev != prev || node.where != list) return false;
-          if (!this->m_nodes.is_live(node.generation)) return false;
-          if (!locate_check(node, list)) return false;
+        if (m_lists[list].empty() == m_occupied[level].test(slot)) return false;
+        level_used = level_used || !m_lists[list].empty();
+        if (!list_holds(list, [&](const detail::wheel_node<T>& node) { return locate_check(node, list); })) {
+          return false;
         }
-        if (head.tail != prev) return false;
-        if (precascades && count_of(head) != m_counts[list]) return false;
       }
       if (level_used != (((m_levels_used >> level) & 1U) != 0)) return false;
     }
@@ -340,36 +360,35 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       bool used = false;
       for (std::size_t slot = 0; slot < slots; ++slot) {
         const std::uint32_t list = ahead_base(level) + static_cast<std::uint32_t>(slot);
-        const detail::list_head& head = m_lists[list];
-        if (head.empty() == m_ahead[level].test(slot) || count_of(head) != m_counts[list]) return false;
-        used = used || !head.empty();
-        std::uint32_t prev = detail::nil;
-        for (std::uint32_t i = head.head; i != detail::nil; prev = i, i = this->m_nodes[i].link) {
-          const auto& node = this->m_nodes[i];
-          if (++counted > this->size() || node.prev != prev || node.where != list) return false;
-          if (!this->m_nodes.is_live(node.generation)) return false;
-          if ((node.deadline >> span_shift) != (this->m_now >> span_shift) + 1) return false;
-          if ((node.deadline >> span_shift) != (m_ahead_span[level] >> span_shift)) return false;
-          if (((node.deadline >> (Bits * level)) & slot_mask) != slot) return false;
-        }
-        if (head.tail != prev) return false;
+        if (m_lists[list].empty() == m_ahead[level].test(slot)) return false;
+        used = used || !m_lists[list].empty();
+        const bool holds = list_holds(list, [&](const detail::wheel_node<T>& node) {
+          return (node.deadline >> span_shift) == (this->m_now >> span_shift) + 1 &&
+                 (node.deadline >> span_shift) == (m_ahead_span[level] >> span_shift) &&
+                 ((node.deadline >> (Bits * level)) & slot_mask) == slot;
+        });
+        if (!holds) return false;
       }
       if (used != (((m_ahead_used >> level) & 1U) != 0)) return false;
     }
+    const std::size_t in_wheel = counted;
+    if (!list_holds(overflow_id, [](const detail::wheel_node<T>&) { return true; })) return false;
+    if (counted - in_wheel != m_overflow.size()) return false;
     for (std::size_t position = 0; position < m_overflow.size(); ++position) {
       const detail::heap_entry& entry = m_overflow.at(position);
       const auto& node = this->m_nodes[entry.node];
-      if (node.where != overflow_id || node.prev != position || entry.key != node.deadline) return false;
+      if (entry.key != node.deadline || m_chunks.entry(node.link) != position) return false;
       if (position > 0 &&
           detail::indexed_heap::before(entry, m_overflow.at((position - 1) / detail::indexed_heap::arity)))
         return false;
       if (locate(entry.key).list != overflow_id && P == precision::exact) return false;
     }
-    return counted + m_overflow.size() == this->size();
+    // Chunks in lists and free ones make up all handed out, within what was reserved for the live timers.
+    if (chunks + m_chunks.free_count() != m_chunks.used() || chunks > chunks_needed(this->size())) return false;
+    return counted == this->size();
   }
 
  private:
-  static constexpr std::uint32_t overflow_id = detail::nil - 1;
   // Exact wheels covering all 64 bits never use the overflow store; coarse ones may, for the last granules of time.
   static constexpr bool may_overflow = P == precision::coarse || Levels * Bits < 64;
   static constexpr std::uint32_t none = detail::nil;
@@ -382,6 +401,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   static constexpr bool precascades = P == precision::exact && active_levels >= 2;
   static constexpr std::size_t ahead_levels = precascades ? active_levels - 1 : 0;  // levels with an ahead ring
   static constexpr std::size_t list_total = list_count + ahead_levels * slots;
+  // The overflow store's timers are listed too, each entry holding its position in the overflow heap, so that a
+  // node's one position field finds a timer wherever it waits.
+  static constexpr auto overflow_id = static_cast<std::uint32_t>(list_total);
+  static_assert(list_total < UINT16_MAX, "list ids are kept in 16 bits");
   // How many of a span's timers may still wait to cascade when the span begins: a few cascade at once (cheaper than
   // moving them one per advance when timers are sparse), more are spread.
   static constexpr std::uint32_t boundary_burst = 2;
@@ -433,10 +456,14 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       return list / slots;
     }
   }
-  [[nodiscard]] std::uint32_t count_of(const detail::list_head& head) const noexcept {
-    std::uint32_t count = 0;
-    for (std::uint32_t i = head.head; i != detail::nil; i = this->m_nodes[i].link) ++count;
-    return count;
+  [[nodiscard]] static constexpr std::size_t chunks_needed(std::size_t timers) noexcept {
+    return detail::chunk_pool::chunks_needed(timers, list_total + 1);
+  }
+  // Chunks enough for `timers` live timers, whatever is cancelled or cascaded: put() never allocates.
+  void reserve_chunks(std::size_t timers) { m_chunks.reserve(chunks_needed(timers)); }
+  // The node of the overflow timer at heap position `position`, or nil.
+  [[nodiscard]] std::uint32_t heap_node(std::uint32_t position) const noexcept {
+    return position < m_overflow.size() ? m_overflow.at(position).node : detail::nil;
   }
 
   // Where a timer due at `due` (>= now()) goes.
@@ -487,15 +514,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   void put(std::uint32_t index, placement where) noexcept {
-    auto& node = this->m_nodes[index];
-    node.where = where.list;
     m_quiet_until = 0;  // an earlier event, or a fuller source to spread
+    this->m_nodes[index].link = m_chunks.push_back(m_lists[where.list], where.list, index);
     if (where.list == overflow_id) {
-      m_overflow.push(where.fire, index, on_move(), this->m_instr);
+      m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() writes the heap position
     } else {
       const std::size_t level = where.level;
-      detail::list_push_back(this->m_nodes, m_lists[where.list], index, node);
-      if constexpr (precascades) ++m_counts[where.list];
       if (precascades && level >= active_levels) {
         m_ahead[level - active_levels].set(where.list & slot_mask);
         m_ahead_used |= tick{1} << (level - active_levels);
@@ -508,40 +532,59 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   void unlink(std::uint32_t index) noexcept {
-    auto& node = this->m_nodes[index];
-    if (node.where == overflow_id) {
+    const auto& node = this->m_nodes[index];
+    const std::uint32_t list = m_chunks.owner(node.link);
+    if (list == overflow_id) {
       if (m_next == node.deadline) m_next_known = false;
-      m_overflow.erase(node.prev, on_move(), this->m_instr);
-    } else {
-      const std::size_t level = level_of(node.where);
-      if (m_next_known && m_next == (P == precision::exact && level > 0 ? node.deadline : fire_time_of(node.where))) {
-        m_next_known = false;
-      }
-      detail::list_head& list = m_lists[node.where];
-      detail::list_unlink(this->m_nodes, list, index);
-      if constexpr (precascades) --m_counts[node.where];
-      if (list.empty()) slot_emptied(node.where, level);
+      m_overflow.erase(m_chunks.entry(node.link), on_move(), this->m_instr);
+    } else if (m_next_known &&
+               m_next == (P == precision::exact && level_of(list) > 0 ? node.deadline : fire_time_of(list))) {
+      m_next_known = false;
     }
-    node.where = detail::nil;
+    remove_entry(list, node.link);
   }
 
-  // unlink() for the loops that fire or move a list front to back: they know the list, and its first timer has no
-  // predecessor. Requires: the list is not empty.
-  std::uint32_t take_front(std::uint32_t list) noexcept {
-    detail::list_head& head = m_lists[list];
-    const std::uint32_t index = head.head;
-    auto& node = this->m_nodes[index];
-    head.head = node.link;
-    if (node.link != detail::nil) {
-      this->m_nodes[node.link].prev = detail::nil;
-    } else {
-      head.tail = detail::nil;
-      slot_emptied(list, level_of(list));
+  // Marks a timer's entry dead; an emptied list gives its chunks back, a crowded one is compacted.
+  void remove_entry(std::uint32_t list, std::uint32_t position) noexcept {
+    detail::chunk_list& entries = m_lists[list];
+    m_chunks.kill(entries, position);
+    after_removal(list);
+  }
+
+  void after_removal(std::uint32_t list) noexcept {
+    detail::chunk_list& entries = m_lists[list];
+    if (entries.live == 0) {
+      m_chunks.release(entries);
+      if (list != overflow_id) slot_emptied(list, level_of(list));
+    } else if (entries.crowded()) {
+      if (list == overflow_id) {
+        m_chunks.compact(entries, [this](std::uint32_t heap_position, std::uint32_t position) {
+          this->m_nodes[m_overflow.at(heap_position).node].link = position;
+        });
+      } else {
+        m_chunks.compact(entries,
+                         [this](std::uint32_t index, std::uint32_t position) { this->m_nodes[index].link = position; });
+      }
     }
-    if constexpr (precascades) --m_counts[list];
-    node.where = detail::nil;
+  }
+
+  // unlink() for the loops that fire or move a list front to back. Requires: the list holds a timer.
+  std::uint32_t take_front(std::uint32_t list) noexcept {
+    const std::uint32_t index = m_chunks.pop_front(m_lists[list]);
+    after_removal(list);
     m_next_known = false;  // a callback may have asked next_expiration(), which may be this timer's
     return index;
+  }
+
+  void prefetch_node(std::uint32_t index) const noexcept { detail::prefetch(&this->m_nodes[index]); }
+
+  // Loads ahead the node a few entries after the front of `list`, while the front one fires.
+  void prefetch_ahead(const detail::chunk_list& entries) const noexcept {
+    constexpr std::uint32_t distance = 4;
+    const std::uint32_t ahead = entries.front + distance;
+    if (detail::offset_of(entries.front) + distance >= detail::entries_per_chunk) return;
+    if (detail::chunk_of(entries.back - 1) == detail::chunk_of(ahead) && ahead >= entries.back) return;
+    if (const std::uint32_t index = m_chunks.entry(ahead); index != detail::dead_entry) prefetch_node(index);
   }
 
   void slot_emptied(std::uint32_t list, std::size_t level) noexcept {
@@ -556,7 +599,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   [[nodiscard]] auto on_move() noexcept {
     return [this](std::uint32_t index, std::size_t position) {
-      this->m_nodes[index].prev = static_cast<std::uint32_t>(position);
+      m_chunks.entry(this->m_nodes[index].link) = static_cast<std::uint32_t>(position);
     };
   }
 
@@ -613,24 +656,24 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         // among the timers still waiting to move down.
         const std::size_t level = boundary_first - next.list;
         tick earliest = UINT64_MAX;
-        const auto scan = [&](std::uint32_t list) {
-          for (std::uint32_t i = m_lists[list].head; i != detail::nil; i = this->m_nodes[i].link) {
-            earliest = std::min(earliest, this->m_nodes[i].deadline);
-          }
-        };
+        const auto scan = [&](std::uint32_t list) { earliest = std::min(earliest, earliest_in(list)); };
         scan(ahead_base(level) + static_cast<std::uint32_t>(m_ahead[level].find_first()));
         for_each_waiting(level, next.at, [&](std::uint32_t list, std::size_t, bool) { scan(list); });
         return earliest;
       }
       if (level_of(next.list) > 0) {  // a higher level's slot spans many ticks: its earliest timer is the answer
-        tick earliest = UINT64_MAX;
-        for (std::uint32_t i = m_lists[next.list].head; i != detail::nil; i = this->m_nodes[i].link) {
-          earliest = std::min(earliest, this->m_nodes[i].deadline);
-        }
-        return earliest;
+        return earliest_in(next.list);
       }
     }
     return next.at;
+  }
+
+  [[nodiscard]] tick earliest_in(std::uint32_t list) const noexcept {
+    tick earliest = UINT64_MAX;
+    m_chunks.for_each_live(m_lists[list], [&](std::uint32_t index, std::uint32_t) {
+      earliest = std::min(earliest, this->m_nodes[index].deadline);
+    });
+    return earliest;
   }
 
   // Fires a slot list due at now(), front to back; timers the callbacks append to it (due now) fire too.
@@ -638,6 +681,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   std::size_t fire_list(std::uint32_t list, F& on_expire, std::size_t budget) {
     std::size_t fired = 0;
     while (!m_lists[list].empty() && fired < budget) {
+      prefetch_ahead(m_lists[list]);
       const std::uint32_t index = take_front(list);
       ++fired;
       this->m_instr.inspected();
@@ -650,28 +694,27 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // now() has just entered the span of this slot: its timers move to lower levels, in list order, so that equal
   // due times keep their insertion order.
   void cascade(std::uint32_t list) noexcept {
-    std::uint32_t index = m_lists[list].head;
-    const std::size_t level = level_of(list);
-    m_lists[list] = {};
-    if constexpr (precascades) m_counts[list] = 0;
-    slot_emptied(list, level);
+    slot_emptied(list, level_of(list));
     std::size_t moved = 0;
-    while (index != detail::nil) {
-      const std::uint32_t next = this->m_nodes[index].link;
-      put(index, locate(this->m_nodes[index].deadline));
-      this->m_instr.inspected();
-      this->m_instr.cascaded();
-      ++moved;
-      index = next;
-    }
+    m_chunks.consume(
+        m_lists[list], [this](std::uint32_t index) { prefetch_node(index); },
+        [&](std::uint32_t index) {
+          put(index, locate(this->m_nodes[index].deadline));
+          this->m_instr.inspected();
+          this->m_instr.cascaded();
+          ++moved;
+        });
     this->m_instr.slot_processed(moved);
   }
 
   // The list's only timer, if it has one and it is due by `to`; otherwise nil. (It takes the list, not its id: g++
   // -O3 folds this body across wheel shapes and then misreads an index into another shape's array as out of bounds.)
-  [[nodiscard]] std::uint32_t lone_timer_due_by(const detail::list_head& list, tick to) const noexcept {
-    if (list.head != list.tail || this->m_nodes[list.head].deadline > to) return detail::nil;
-    return list.head;
+  [[nodiscard]] std::uint32_t lone_timer_due_by(const detail::chunk_list& entries, tick to) const noexcept {
+    if (entries.live != 1) return detail::nil;
+    std::uint32_t at = entries.front;  // fewer than a chunk of dead entries may come first
+    while (m_chunks.entry(at) == detail::dead_entry) at = m_chunks.step(at, entries.back);
+    const std::uint32_t index = m_chunks.entry(at);
+    return this->m_nodes[index].deadline <= to ? index : detail::nil;
   }
 
   // Calls f(list) for every list holding timers of the span that starts at `start` (level L's ahead ring having
@@ -745,13 +788,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         if (level + 1 >= ahead_levels || !m_ahead[level + 1].test(0)) continue;
         source = ahead_base(level + 1);
       }
-      if (m_counts[source] <= boundary_burst) continue;
+      if (m_lists[source].live <= boundary_burst) continue;
       crowded = true;
       const tick span_end = now | detail::low_mask(shift);
       const tick ticks_left = span_end - now + 1;
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
       const std::uint32_t target = ahead_base(level);
-      for (tick moves = (m_counts[source] - boundary_burst + ticks_left - 1) / ticks_left; moves > 0; --moves) {
+      for (tick moves = (m_lists[source].live - boundary_burst + ticks_left - 1) / ticks_left; moves > 0; --moves) {
         const std::uint32_t index = take_front(source);
         const tick deadline = this->m_nodes[index].deadline;
         put(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
@@ -773,6 +816,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         while (!m_overflow.empty() && (m_overflow.top().key >> (Levels * Bits)) == span) {
           const std::uint32_t index = m_overflow.top().node;
           m_overflow.pop(on_move(), this->m_instr);
+          remove_entry(overflow_id, this->m_nodes[index].link);
           put(index, locate(this->m_nodes[index].deadline));
           this->m_instr.inspected();
           this->m_instr.cascaded();
@@ -783,21 +827,21 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     } else {
       const std::uint32_t index = m_overflow.top().node;
       m_overflow.pop(on_move(), this->m_instr);
-      this->m_nodes[index].where = detail::nil;
+      remove_entry(overflow_id, this->m_nodes[index].link);
       this->m_instr.inspected();
       this->fire_node(index, on_expire);
       return 1;
     }
   }
 
-  std::array<detail::list_head, list_total> m_lists{};
+  std::array<detail::chunk_list, list_total + 1> m_lists{};  // the slot lists, the ahead rings', the overflow's
+  detail::chunk_pool m_chunks;
   std::array<detail::bitmap<slots>, active_levels> m_occupied{};
-  std::array<detail::bitmap<slots>, ahead_levels> m_ahead{};           // occupied slots of each ahead ring
-  std::array<std::uint32_t, precascades ? list_total : 0> m_counts{};  // timers in each list
-  ring_map m_rings = ring_map::initial();         // which physical ring each level and ahead ring lives in
-  tick m_ahead_used = 0;                          // bit L set while level L's ahead ring holds a timer
-  std::array<tick, ahead_levels> m_ahead_span{};  // the start of the span each ahead ring holds
-  tick m_levels_used = 0;                         // bit L set while level L holds a timer
+  std::array<detail::bitmap<slots>, ahead_levels> m_ahead{};  // occupied slots of each ahead ring
+  ring_map m_rings = ring_map::initial();                     // which physical ring each level and ahead ring lives in
+  tick m_ahead_used = 0;                                      // bit L set while level L's ahead ring holds a timer
+  std::array<tick, ahead_levels> m_ahead_span{};              // the start of the span each ahead ring holds
+  tick m_levels_used = 0;                                     // bit L set while level L holds a timer
   detail::indexed_heap m_overflow;
   tick m_quiet_until = 0;              // advance(to) with to < m_quiet_until only moves now(): see advance()
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known

@@ -1,0 +1,367 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+#include <timing_wheel/detail/slab.hpp>
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <utility>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+namespace detail {
+
+// A slot list as a queue of 32-bit entries (node indices) in chained 64-byte chunks, instead of links threaded
+// through the nodes: walking a list reads consecutive entries, so the nodes they name can be fetched ahead and in
+// parallel rather than one dependent miss after another. An entry's position (chunk << 4 | offset) is all a node
+// keeps to find it; a cancelled entry is marked dead in place (O(1), order kept) and a list whose dead entries
+// outnumber its live ones is compacted, so memory stays bounded by the live entries. Which list a chunk belongs to
+// is kept apart, two bytes a chunk in a dense array, so a cancel learns it without waiting on the chunk's cache
+// line (the entry itself is only written).
+inline constexpr std::uint32_t entries_per_chunk = 15;
+inline constexpr unsigned offset_bits = 4;
+inline constexpr std::uint32_t dead_entry = nil;
+
+struct alignas(64) entry_chunk {
+  std::uint32_t next;  // the next chunk of its list, or nil; the free-list link while free
+  std::array<std::uint32_t, entries_per_chunk> entries;
+};
+static_assert(sizeof(entry_chunk) == 64);
+
+struct chunk_list {
+  std::uint32_t front = nil;  // position of the first entry (live or dead); nil when the list is empty
+  std::uint32_t back = nil;   // position one past the last entry; its offset is 1 to entries_per_chunk
+  std::uint32_t live = 0;
+  std::uint32_t dead = 0;
+
+  [[nodiscard]] bool empty() const noexcept { return front == nil; }
+  // A list holding more dead entries than live ones (and more than a chunk's worth) is due for compaction: then
+  // every list holds at most max(live, entries_per_chunk - 1) dead entries.
+  [[nodiscard]] bool crowded() const noexcept { return dead > live && dead >= entries_per_chunk; }
+};
+
+[[nodiscard]] constexpr std::uint32_t chunk_of(std::uint32_t position) noexcept { return position >> offset_bits; }
+[[nodiscard]] constexpr std::uint32_t offset_of(std::uint32_t position) noexcept {
+  return position & ((1U << offset_bits) - 1);
+}
+
+// The chunks of every list of one queue. Chunks never move once allocated (blocks double, like the slab's), and
+// the pool is grown only by reserve(): a queue reserves enough for its live timers before it changes anything, so
+// appending, cancelling and cascading never allocate (see chunks_needed()).
+class chunk_pool {
+ public:
+  static constexpr std::uint32_t max_chunks = (1U << (32 - offset_bits)) - 1;  // the last would make nil a position
+
+  // Chunks enough for `timers` live entries spread over `lists` lists, each holding at most max(live, 13) dead
+  // entries, plus one chain being emptied by a cascade: a list of e entries spans at most e / 15 + 2 chunks.
+  [[nodiscard]] static constexpr std::size_t chunks_needed(std::size_t timers, std::size_t lists) noexcept {
+    return (timers + 6) / 7 + 3 * (lists + 1);
+  }
+
+  chunk_pool() noexcept = default;
+  chunk_pool(const chunk_pool&) = delete;
+  chunk_pool& operator=(const chunk_pool&) = delete;
+  chunk_pool(chunk_pool&& other) noexcept
+      : m_blocks(std::exchange(other.m_blocks, {})),
+        m_owners(std::exchange(other.m_owners, {})),
+        m_block_count(std::exchange(other.m_block_count, 0)),
+        m_first_shift(std::exchange(other.m_first_shift, 0)),
+        m_capacity(std::exchange(other.m_capacity, 0)),
+        m_used(std::exchange(other.m_used, 0)),
+        m_free(std::exchange(other.m_free, nil)) {}
+  chunk_pool& operator=(chunk_pool&& other) noexcept {
+    if (this != &other) {
+      release_storage();
+      m_blocks = std::exchange(other.m_blocks, {});
+      m_owners = std::exchange(other.m_owners, {});
+      m_block_count = std::exchange(other.m_block_count, 0);
+      m_first_shift = std::exchange(other.m_first_shift, 0);
+      m_capacity = std::exchange(other.m_capacity, 0);
+      m_used = std::exchange(other.m_used, 0);
+      m_free = std::exchange(other.m_free, nil);
+    }
+    return *this;
+  }
+  ~chunk_pool() { release_storage(); }
+
+  [[nodiscard]] entry_chunk& operator[](std::uint32_t chunk) noexcept {
+    const std::uint32_t above_first = chunk >> m_first_shift;
+    if (above_first == 0) return m_blocks[0][chunk];
+    const auto block = static_cast<unsigned>(std::bit_width(above_first));
+    return m_blocks[block][chunk - block_start(block)];
+  }
+  [[nodiscard]] const entry_chunk& operator[](std::uint32_t chunk) const noexcept {
+    return const_cast<chunk_pool&>(*this)[chunk];  // NOLINT(cppcoreguidelines-pro-type-const-cast): one lookup
+  }
+  [[nodiscard]] std::uint32_t& entry(std::uint32_t position) noexcept {
+    return (*this)[chunk_of(position)].entries[offset_of(position)];
+  }
+  [[nodiscard]] std::uint32_t entry(std::uint32_t position) const noexcept {
+    return (*this)[chunk_of(position)].entries[offset_of(position)];
+  }
+  [[nodiscard]] std::uint32_t owner(std::uint32_t position) const noexcept {
+    return const_cast<chunk_pool&>(*this).owner_of(
+        chunk_of(position));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+  }
+  [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
+  // Chunks ever handed out (in lists or on the free list).
+  [[nodiscard]] std::uint32_t used() const noexcept { return m_used; }
+
+  /// Makes room for `chunks` chunks in all. Strong guarantee: throws bad_alloc and changes nothing.
+  void reserve(std::size_t chunks) {
+    if (chunks > m_capacity) grow(chunks);
+  }
+
+  /// Every chunk becomes free again; the memory stays.
+  void reset() noexcept {
+    m_used = 0;
+    m_free = nil;
+  }
+
+  /// Appends `value` to `list` (whose id is `id`). Returns: its position. Requires: a free chunk if the last is full.
+  std::uint32_t push_back(chunk_list& list, std::uint32_t id, std::uint32_t value) noexcept {
+    if (list.front == nil) {
+      list.front = list.back = acquire(id) << offset_bits;
+    } else if (offset_of(list.back) == entries_per_chunk) {
+      const std::uint32_t chunk = acquire(id);
+      (*this)[chunk_of(list.back)].next = chunk;
+      list.back = chunk << offset_bits;
+    }
+    const std::uint32_t position = list.back++;
+    entry(position) = value;
+    ++list.live;
+    return position;
+  }
+
+  /// The position after `position` in its list, or `back` at the end.
+  [[nodiscard]] std::uint32_t step(std::uint32_t position, std::uint32_t back) const noexcept {
+    ++position;
+    if (offset_of(position) == entries_per_chunk && position != back) {
+      position = (*this)[chunk_of(position)].next << offset_bits;
+    }
+    return position;
+  }
+
+  /// Removes and returns the first live entry, dropping the dead ones before it and freeing the chunks it leaves.
+  /// Requires: list.live > 0. The list may be left crowded or holding only dead entries (then: release()).
+  std::uint32_t pop_front(chunk_list& list) noexcept {
+    for (;;) {
+      const std::uint32_t position = list.front;
+      const std::uint32_t value = entry(position);
+      const std::uint32_t next = position + 1;
+      if (next == list.back) {
+        free_chunk(chunk_of(position));
+        list.front = list.back = nil;
+      } else if (offset_of(next) == entries_per_chunk) {
+        const std::uint32_t chunk = chunk_of(position);
+        list.front = (*this)[chunk].next << offset_bits;
+        free_chunk(chunk);
+      } else {
+        list.front = next;
+      }
+      if (value != dead_entry) {
+        --list.live;
+        return value;
+      }
+      --list.dead;
+    }
+  }
+
+  /// Marks the entry at `position` of `list` dead.
+  void kill(chunk_list& list, std::uint32_t position) noexcept {
+    entry(position) = dead_entry;
+    --list.live;
+    ++list.dead;
+  }
+
+  /// Frees every chunk of `list` and empties it.
+  void release(chunk_list& list) noexcept {
+    if (list.front == nil) return;
+    std::uint32_t chunk = chunk_of(list.front);
+    const std::uint32_t last = chunk_of(list.back - 1);
+    while (chunk != last) {
+      const std::uint32_t next = (*this)[chunk].next;
+      free_chunk(chunk);
+      chunk = next;
+    }
+    free_chunk(last);
+    list = {};
+  }
+
+  /// Slides the live entries of `list` to its front, in order, calling relocate(value, new position) for each
+  /// one that moves, and frees the chunks left empty. Requires: list.live > 0.
+  template <class Relocate>
+  void compact(chunk_list& list, Relocate&& relocate) noexcept {
+    std::uint32_t write = list.front;
+    for (std::uint32_t read = list.front; read != list.back; read = step(read, list.back)) {
+      const std::uint32_t value = entry(read);
+      if (value == dead_entry) continue;
+      if (read != write) {
+        entry(write) = value;
+        relocate(value, write);
+      }
+      write = step(write, list.back);
+    }
+    // `write` is one past the last live entry; an offset of 0 means it stepped into a chunk it did not fill.
+    std::uint32_t last = chunk_of(write);
+    if (offset_of(write) == 0) {
+      for (std::uint32_t chunk = chunk_of(list.front);; chunk = (*this)[chunk].next) {
+        if ((*this)[chunk].next == last) {
+          last = chunk;
+          break;
+        }
+      }
+      write = (last << offset_bits) | entries_per_chunk;
+    }
+    std::uint32_t spare = (*this)[last].next;
+    (*this)[last].next = nil;
+    while (spare != nil) {
+      const std::uint32_t next = (*this)[spare].next;
+      free_chunk(spare);
+      spare = next;
+    }
+    list.back = write;
+    list.dead = 0;
+  }
+
+  /// Empties `list`, calling f(value) for each live entry in order; prefetch(value) is called for a chunk's live
+  /// entries before f is called for any of them, so their nodes load in parallel. Each chunk is freed once read, so
+  /// f may append to other lists of this pool.
+  template <class Prefetch, class F>
+  void consume(chunk_list& list, Prefetch&& prefetch, F&& f) noexcept {
+    if (list.front == nil) return;
+    const chunk_list chain = std::exchange(list, chunk_list{});
+    const std::uint32_t last = chunk_of(chain.back - 1);
+    for (std::uint32_t chunk = chunk_of(chain.front);;) {
+      entry_chunk& current = (*this)[chunk];
+      const std::uint32_t begin = chunk == chunk_of(chain.front) ? offset_of(chain.front) : 0;
+      const std::uint32_t end = chunk == last ? offset_of(chain.back - 1) + 1 : entries_per_chunk;
+      for (std::uint32_t at = begin; at < end; ++at) {
+        if (current.entries[at] != dead_entry) prefetch(current.entries[at]);
+      }
+      for (std::uint32_t at = begin; at < end; ++at) {
+        if (current.entries[at] != dead_entry) f(current.entries[at]);
+      }
+      const std::uint32_t next = current.next;
+      free_chunk(chunk);
+      if (chunk == last) return;
+      chunk = next;
+    }
+  }
+
+  /// Calls f(value, position) for every live entry of `list`, front to back.
+  template <class F>
+  void for_each_live(const chunk_list& list, F&& f) const {
+    if (list.front == nil) return;
+    for (std::uint32_t position = list.front; position != list.back; position = step(position, list.back)) {
+      if (const std::uint32_t value = entry(position); value != dead_entry) f(value, position);
+    }
+  }
+
+  /// Counts the chunks of `list` and checks that each names `id` as its owner; nil if one does not.
+  [[nodiscard]] std::uint32_t chunks_of(const chunk_list& list, std::uint32_t id) const noexcept {
+    if (list.front == nil) return 0;
+    std::uint32_t count = 1;
+    const std::uint32_t last = chunk_of(list.back - 1);
+    for (std::uint32_t chunk = chunk_of(list.front); chunk != last; chunk = (*this)[chunk].next, ++count) {
+      if (owner(chunk << offset_bits) != id || count > m_used) return nil;
+    }
+    return owner(last << offset_bits) == id ? count : nil;
+  }
+
+  [[nodiscard]] std::uint32_t free_count() const noexcept {
+    std::uint32_t count = 0;
+    for (std::uint32_t chunk = m_free; chunk != nil && count <= m_used; chunk = (*this)[chunk].next) ++count;
+    return count;
+  }
+
+ private:
+  std::uint32_t acquire(std::uint32_t owner) noexcept {
+    std::uint32_t chunk = m_free;
+    if (chunk != nil) {
+      m_free = (*this)[chunk].next;
+    } else {
+      // The queue reserves chunks_needed() before it holds more timers, so this cannot run out; if it ever did,
+      // stopping beats writing past the pool (on even with NDEBUG, and noexcept like its callers).
+      if (m_used >= m_capacity) [[unlikely]]
+        assertion_failed("chunk pool exhausted", __FILE__, __LINE__);
+      chunk = m_used++;
+    }
+    (*this)[chunk].next = nil;
+    owner_of(chunk) = static_cast<std::uint16_t>(owner);
+    return chunk;
+  }
+
+  // Block k >= 1 starts at first << (k - 1) and holds as many chunks.
+  [[nodiscard]] std::uint32_t block_start(unsigned block) const noexcept {
+    return std::uint32_t{1} << (m_first_shift + block - 1);
+  }
+
+  [[nodiscard]] std::uint16_t& owner_of(std::uint32_t chunk) noexcept {
+    const std::uint32_t above_first = chunk >> m_first_shift;
+    if (above_first == 0) return m_owners[0][chunk];
+    const auto block = static_cast<unsigned>(std::bit_width(above_first));
+    return m_owners[block][chunk - block_start(block)];
+  }
+
+  void free_chunk(std::uint32_t chunk) noexcept {
+    (*this)[chunk].next = m_free;
+    m_free = chunk;
+  }
+
+  [[gnu::cold]] void grow(std::size_t chunks) {
+    if (chunks > max_chunks) throw_bad_alloc();
+    std::array<entry_chunk*, 33> fresh{};
+    std::array<std::size_t, 33> sizes{};
+    std::size_t block_count = m_block_count;
+    std::size_t capacity = m_capacity;
+    unsigned first_shift = m_first_shift;
+    // The first block is a power of two of at least 64 chunks; each later one doubles the capacity.
+    while (capacity < chunks) {
+      const std::size_t size = block_count == 0 ? std::bit_ceil(std::max<std::size_t>(chunks, 64)) : capacity;
+      // One allocation holds the block's chunks, then their owners.
+      void* memory = ::operator new (size*(sizeof(entry_chunk) + sizeof(std::uint16_t)),
+                                     std::align_val_t{alignof(entry_chunk)}, std::nothrow);
+      if (memory == nullptr) {
+        for (std::size_t k = m_block_count; k < block_count; ++k) free_block(fresh[k]);
+        throw_bad_alloc();
+      }
+      if (block_count == 0) first_shift = static_cast<unsigned>(std::countr_zero(size));
+      sizes[block_count] = size;
+      fresh[block_count++] = static_cast<entry_chunk*>(memory);
+      capacity += size;
+    }
+    for (std::size_t k = m_block_count; k < block_count; ++k) {
+      m_blocks[k] = fresh[k];
+      m_owners[k] = reinterpret_cast<std::uint16_t*>(fresh[k] + sizes[k]);  // NOLINT: the block's tail, by design
+    }
+    m_block_count = block_count;
+    m_first_shift = first_shift;
+    m_capacity = std::min<std::size_t>(capacity, max_chunks);
+  }
+
+  static void free_block(entry_chunk* block) noexcept {
+    ::operator delete (block, std::align_val_t{alignof(entry_chunk)});
+  }
+
+  void release_storage() noexcept {
+    for (std::size_t k = 0; k < m_block_count; ++k) free_block(m_blocks[k]);
+    m_block_count = 0;
+    m_capacity = 0;
+    m_used = 0;
+    m_free = nil;
+  }
+
+  std::array<entry_chunk*, 33> m_blocks{};
+  std::array<std::uint16_t*, 33> m_owners{};  // the list each chunk belongs to, at the end of its block
+  std::size_t m_block_count = 0;
+  unsigned m_first_shift = 0;  // log2 of the first block's chunks
+  std::size_t m_capacity = 0;
+  std::uint32_t m_used = 0;
+  std::uint32_t m_free = nil;
+};
+
+}  // namespace detail
+TIMING_WHEEL_NAMESPACE_END
