@@ -795,6 +795,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
       const std::uint32_t target = ahead_base(level);
       for (tick moves = (m_lists[source].live - boundary_burst + ticks_left - 1) / ticks_left; moves > 0; --moves) {
+        prefetch_ahead(m_lists[source]);
         const std::uint32_t index = take_front(source);
         const tick deadline = this->m_nodes[index].deadline;
         put(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),

@@ -67,8 +67,11 @@ class chunk_pool {
       : m_blocks(std::exchange(other.m_blocks, {})),
         m_owners(std::exchange(other.m_owners, {})),
         m_block_count(std::exchange(other.m_block_count, 0)),
+        m_first(std::exchange(other.m_first, 0)),
         m_first_shift(std::exchange(other.m_first_shift, 0)),
+        m_end(std::exchange(other.m_end, 0)),
         m_capacity(std::exchange(other.m_capacity, 0)),
+        m_fresh(std::exchange(other.m_fresh, 0)),
         m_used(std::exchange(other.m_used, 0)),
         m_free(std::exchange(other.m_free, nil)) {}
   chunk_pool& operator=(chunk_pool&& other) noexcept {
@@ -77,8 +80,11 @@ class chunk_pool {
       m_blocks = std::exchange(other.m_blocks, {});
       m_owners = std::exchange(other.m_owners, {});
       m_block_count = std::exchange(other.m_block_count, 0);
+      m_first = std::exchange(other.m_first, 0);
       m_first_shift = std::exchange(other.m_first_shift, 0);
+      m_end = std::exchange(other.m_end, 0);
       m_capacity = std::exchange(other.m_capacity, 0);
+      m_fresh = std::exchange(other.m_fresh, 0);
       m_used = std::exchange(other.m_used, 0);
       m_free = std::exchange(other.m_free, nil);
     }
@@ -87,9 +93,8 @@ class chunk_pool {
   ~chunk_pool() { release_storage(); }
 
   [[nodiscard]] entry_chunk& operator[](std::uint32_t chunk) noexcept {
-    const std::uint32_t above_first = chunk >> m_first_shift;
-    if (above_first == 0) return m_blocks[0][chunk];
-    const auto block = static_cast<unsigned>(std::bit_width(above_first));
+    if (chunk < m_first) return m_blocks[0][chunk];
+    const unsigned block = block_of(chunk);
     return m_blocks[block][chunk - block_start(block)];
   }
   [[nodiscard]] const entry_chunk& operator[](std::uint32_t chunk) const noexcept {
@@ -116,6 +121,7 @@ class chunk_pool {
 
   /// Every chunk becomes free again; the memory stays.
   void reset() noexcept {
+    m_fresh = 0;
     m_used = 0;
     m_free = nil;
   }
@@ -226,25 +232,39 @@ class chunk_pool {
     list.dead = 0;
   }
 
-  /// Empties `list`, calling f(value) for each live entry in order; prefetch(value) is called for a chunk's live
-  /// entries before f is called for any of them, so their nodes load in parallel. Each chunk is freed once read, so
-  /// f may append to other lists of this pool.
+  /// Empties `list`, calling f(value) for each live entry in order. prefetch(value) is called for a chunk's live
+  /// entries while the chunk before it is being handed to f, and the chunk after that is loaded meanwhile, so
+  /// nodes and chunks arrive in parallel instead of one miss at a time. Each chunk is freed once read, so f may
+  /// append to other lists of this pool.
   template <class Prefetch, class F>
   void consume(chunk_list& list, Prefetch&& prefetch, F&& f) noexcept {
     if (list.front == nil) return;
     const chunk_list chain = std::exchange(list, chunk_list{});
+    const std::uint32_t first = chunk_of(chain.front);
     const std::uint32_t last = chunk_of(chain.back - 1);
-    for (std::uint32_t chunk = chunk_of(chain.front);;) {
-      entry_chunk& current = (*this)[chunk];
-      const std::uint32_t begin = chunk == chunk_of(chain.front) ? offset_of(chain.front) : 0;
-      const std::uint32_t end = chunk == last ? offset_of(chain.back - 1) + 1 : entries_per_chunk;
+    const auto range = [&](std::uint32_t chunk) {
+      return std::pair<std::uint32_t, std::uint32_t>{chunk == first ? offset_of(chain.front) : 0,
+                                                     chunk == last ? offset_of(chain.back - 1) + 1 : entries_per_chunk};
+    };
+    const auto prefetch_entries = [&](std::uint32_t chunk) {
+      const entry_chunk& entries = (*this)[chunk];
+      const auto [begin, end] = range(chunk);
       for (std::uint32_t at = begin; at < end; ++at) {
-        if (current.entries[at] != dead_entry) prefetch(current.entries[at]);
+        if (entries.entries[at] != dead_entry) prefetch(entries.entries[at]);
       }
+    };
+    prefetch_entries(first);
+    for (std::uint32_t chunk = first;;) {
+      entry_chunk& current = (*this)[chunk];
+      const std::uint32_t next = current.next;
+      if (chunk != last) {
+        if (const std::uint32_t after = (*this)[next].next; after != nil) detail::prefetch(&(*this)[after]);
+        prefetch_entries(next);
+      }
+      const auto [begin, end] = range(chunk);
       for (std::uint32_t at = begin; at < end; ++at) {
         if (current.entries[at] != dead_entry) f(current.entries[at]);
       }
-      const std::uint32_t next = current.next;
       free_chunk(chunk);
       if (chunk == last) return;
       chunk = next;
@@ -285,24 +305,29 @@ class chunk_pool {
     } else {
       // The queue reserves chunks_needed() before it holds more timers, so this cannot run out; if it ever did,
       // stopping beats writing past the pool (on even with NDEBUG, and noexcept like its callers).
-      if (m_used >= m_capacity) [[unlikely]]
+      if (m_fresh == m_first) m_fresh = std::max(m_fresh, std::uint32_t{1} << m_first_shift);  // skip the gap
+      if (m_fresh >= m_end) [[unlikely]]
         assertion_failed("chunk pool exhausted", __FILE__, __LINE__);
-      chunk = m_used++;
+      chunk = m_fresh++;
+      ++m_used;
     }
     (*this)[chunk].next = nil;
     owner_of(chunk) = static_cast<std::uint16_t>(owner);
     return chunk;
   }
 
-  // Block k >= 1 starts at first << (k - 1) and holds as many chunks.
+  // Block 0 holds chunks [0, m_first), exactly what was first asked for; block k >= 1 holds
+  // [2^(s + k - 1), 2^(s + k)) with 2^s the power of two at or above m_first (the indices between are never used).
   [[nodiscard]] std::uint32_t block_start(unsigned block) const noexcept {
     return std::uint32_t{1} << (m_first_shift + block - 1);
   }
+  [[nodiscard]] unsigned block_of(std::uint32_t chunk) const noexcept {
+    return static_cast<unsigned>(std::bit_width(chunk >> m_first_shift));
+  }
 
   [[nodiscard]] std::uint16_t& owner_of(std::uint32_t chunk) noexcept {
-    const std::uint32_t above_first = chunk >> m_first_shift;
-    if (above_first == 0) return m_owners[0][chunk];
-    const auto block = static_cast<unsigned>(std::bit_width(above_first));
+    if (chunk < m_first) return m_owners[0][chunk];
+    const unsigned block = block_of(chunk);
     return m_owners[block][chunk - block_start(block)];
   }
 
@@ -317,18 +342,30 @@ class chunk_pool {
     std::array<std::size_t, 33> sizes{};
     std::size_t block_count = m_block_count;
     std::size_t capacity = m_capacity;
+    std::size_t first = m_first;
     unsigned first_shift = m_first_shift;
-    // The first block is a power of two of at least 64 chunks; each later one doubles the capacity.
+    std::size_t end = m_end;
+    // The first block is what was asked for (at least 64 chunks); each later one at least doubles the capacity.
     while (capacity < chunks) {
-      const std::size_t size = block_count == 0 ? std::bit_ceil(std::max<std::size_t>(chunks, 64)) : capacity;
+      std::size_t size = 0;
+      if (block_count == 0) {
+        size = std::max<std::size_t>(chunks, 64);
+        first = size;
+        first_shift = static_cast<unsigned>(std::bit_width(size - 1));
+        end = size;
+      } else {
+        size = std::size_t{1} << (first_shift + block_count - 1);
+        end = std::size_t{1} << (first_shift + block_count);
+      }
       // One allocation holds the block's chunks, then their owners.
-      void* memory = ::operator new (size*(sizeof(entry_chunk) + sizeof(std::uint16_t)),
-                                     std::align_val_t{alignof(entry_chunk)}, std::nothrow);
+      void* memory = end > std::size_t{max_chunks} + 1
+                         ? nullptr
+                         : ::operator new (size*(sizeof(entry_chunk) + sizeof(std::uint16_t)),
+                                           std::align_val_t{alignof(entry_chunk)}, std::nothrow);
       if (memory == nullptr) {
         for (std::size_t k = m_block_count; k < block_count; ++k) free_block(fresh[k]);
         throw_bad_alloc();
       }
-      if (block_count == 0) first_shift = static_cast<unsigned>(std::countr_zero(size));
       sizes[block_count] = size;
       fresh[block_count++] = static_cast<entry_chunk*>(memory);
       capacity += size;
@@ -338,8 +375,10 @@ class chunk_pool {
       m_owners[k] = reinterpret_cast<std::uint16_t*>(fresh[k] + sizes[k]);  // NOLINT: the block's tail, by design
     }
     m_block_count = block_count;
+    m_first = static_cast<std::uint32_t>(first);
     m_first_shift = first_shift;
-    m_capacity = std::min<std::size_t>(capacity, max_chunks);
+    m_end = static_cast<std::uint32_t>(std::min<std::size_t>(end, max_chunks));
+    m_capacity = capacity;
   }
 
   static void free_block(entry_chunk* block) noexcept {
@@ -349,7 +388,11 @@ class chunk_pool {
   void release_storage() noexcept {
     for (std::size_t k = 0; k < m_block_count; ++k) free_block(m_blocks[k]);
     m_block_count = 0;
+    m_first = 0;
+    m_first_shift = 0;
+    m_end = 0;
     m_capacity = 0;
+    m_fresh = 0;
     m_used = 0;
     m_free = nil;
   }
@@ -357,9 +400,12 @@ class chunk_pool {
   std::array<entry_chunk*, 33> m_blocks{};
   std::array<std::uint16_t*, 33> m_owners{};  // the list each chunk belongs to, at the end of its block
   std::size_t m_block_count = 0;
-  unsigned m_first_shift = 0;  // log2 of the first block's chunks
-  std::size_t m_capacity = 0;
-  std::uint32_t m_used = 0;
+  std::uint32_t m_first = 0;   // chunks in block 0
+  unsigned m_first_shift = 0;  // see block_start()
+  std::uint32_t m_end = 0;     // one past the last chunk index allocated
+  std::size_t m_capacity = 0;  // chunks allocated
+  std::uint32_t m_fresh = 0;   // the next never-used chunk index
+  std::uint32_t m_used = 0;    // chunks ever handed out (in lists or free)
   std::uint32_t m_free = nil;
 };
 
