@@ -6,6 +6,7 @@
 #include <timing_wheel/hierarchical_wheel.hpp>
 
 #include <cstdint>
+#include <vector>
 
 // Bookkeeping per timer beyond the payload: deadline 8, entry position 4, generation 4 in the node, and its 4-byte
 // entry in a slot list, whose 64-byte chunks hold 15 entries (and 2 bytes naming the list).
@@ -19,4 +20,27 @@ TEST_CASE("a wheel timer with an 8-byte payload costs under 29 bytes", "[memory]
       double{sizeof(timing_wheel::detail::entry_chunk) + 2} / timing_wheel::detail::entries_per_chunk;
   CHECK(sizeof(timing_wheel::detail::wheel_node<std::uint64_t>) == 24);
   CHECK(per_timer < 29.0);
+}
+
+TEST_CASE("a wheel's entry chunks grow past the first block and stay consistent", "[memory]") {
+  // The first block holds what the first insertion reserves (not a power of two); later blocks start at the next
+  // power of two, so indices in between are skipped. 100,000 timers need several blocks.
+  timing_wheel::hierarchical_wheel<std::uint64_t> q;
+  std::vector<timing_wheel::timer_handle> handles;
+  for (std::uint64_t i = 0; i < 100'000; ++i) handles.push_back(q.insert(1 + (i * 7919) % 300'000, i));
+  CHECK(q.check_invariants());
+  for (std::size_t i = 0; i < handles.size(); i += 3) CHECK(q.cancel(handles[i]).has_value());
+  CHECK(q.check_invariants());
+  timing_wheel::tick last = 0;
+  std::size_t fired = 0;
+  bool ordered = true;
+  q.advance(400'000, [&](timing_wheel::tick deadline, std::uint64_t&&) {
+    ordered = ordered && deadline >= last;
+    last = deadline;
+    ++fired;
+  });
+  CHECK(ordered);
+  CHECK(fired == 100'000 - (100'000 + 2) / 3);
+  CHECK(q.empty());
+  CHECK(q.check_invariants());
 }
