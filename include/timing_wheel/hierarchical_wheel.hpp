@@ -180,7 +180,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   timer_handle emplace(tick deadline, Args&&... args) {
     const placement where = locate(due_of(deadline));
     reserve_chunks(std::min(this->size() + 1, this->max_size()));
-    if (where.list == overflow_id) m_overflow.make_room();
+    if (where.list == overflow_id) make_overflow_room();
     const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
     put(index, where);
     return base::handle_of(index, this->m_nodes[index]);
@@ -200,7 +200,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   bool reschedule(timer_handle handle, tick deadline) {
     if (!this->pending(handle)) return false;
     const placement where = locate(due_of(deadline));
-    if (where.list == overflow_id) m_overflow.make_room();
+    if (where.list == overflow_id) make_overflow_room();
     unlink(handle.index);
     this->m_nodes[handle.index].deadline = deadline;
     put(handle.index, where);
@@ -334,7 +334,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
           ++dead;
           continue;
         }
-        const std::uint32_t index = list == overflow_id ? heap_node(value) : value;
+        const std::uint32_t index = value;
         if (index >= this->m_nodes.used() || ++counted > this->size() || ++live > entries.live) return false;
         const auto& node = this->m_nodes[index];
         if (node.link != at || !this->m_nodes.is_live(node.generation) || !check(node)) return false;
@@ -371,13 +371,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       }
       if (used != (((m_ahead_used >> level) & 1U) != 0)) return false;
     }
-    const std::size_t in_wheel = counted;
-    if (!list_holds(overflow_id, [](const detail::wheel_node<T>&) { return true; })) return false;
-    if (counted - in_wheel != m_overflow.size()) return false;
     for (std::size_t position = 0; position < m_overflow.size(); ++position) {
       const detail::heap_entry& entry = m_overflow.at(position);
       const auto& node = this->m_nodes[entry.node];
-      if (entry.key != node.deadline || m_chunks.entry(node.link) != position) return false;
+      if (entry.key != node.deadline || node.link != overflow_link(position)) return false;
       if (position > 0 &&
           detail::indexed_heap::before(entry, m_overflow.at((position - 1) / detail::indexed_heap::arity)))
         return false;
@@ -385,7 +382,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     // Chunks in lists and free ones make up all handed out, within what was reserved for the live timers.
     if (chunks + m_chunks.free_count() != m_chunks.used() || chunks > chunks_needed(this->size())) return false;
-    return counted == this->size();
+    return counted + m_overflow.size() == this->size();
   }
 
  private:
@@ -401,8 +398,6 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   static constexpr bool precascades = P == precision::exact && active_levels >= 2;
   static constexpr std::size_t ahead_levels = precascades ? active_levels - 1 : 0;  // levels with an ahead ring
   static constexpr std::size_t list_total = list_count + ahead_levels * slots;
-  // The overflow store's timers are listed too, each entry holding its position in the overflow heap, so that a
-  // node's one position field finds a timer wherever it waits.
   static constexpr auto overflow_id = static_cast<std::uint32_t>(list_total);
   static_assert(list_total < UINT16_MAX, "list ids are kept in 16 bits");
   // How many of a span's timers may still wait to cascade when the span begins: a few cascade at once (cheaper than
@@ -457,13 +452,22 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
   [[nodiscard]] static constexpr std::size_t chunks_needed(std::size_t timers) noexcept {
-    return detail::chunk_pool::chunks_needed(timers, list_total + 1);
+    return detail::chunk_pool::chunks_needed(timers, list_total);
   }
   // Chunks enough for `timers` live timers, whatever is cancelled or cascaded: put() never allocates.
   void reserve_chunks(std::size_t timers) { m_chunks.reserve(chunks_needed(timers)); }
-  // The node of the overflow timer at heap position `position`, or nil.
-  [[nodiscard]] std::uint32_t heap_node(std::uint32_t position) const noexcept {
-    return position < m_overflow.size() ? m_overflow.at(position).node : detail::nil;
+  // A timer in the overflow store keeps its heap position in `link`, with the offset no list entry has.
+  static constexpr std::uint32_t overflow_mark = detail::entries_per_chunk;
+  static constexpr std::size_t overflow_limit = detail::chunk_pool::max_chunks;
+  [[nodiscard]] static constexpr std::uint32_t overflow_link(std::size_t position) noexcept {
+    return static_cast<std::uint32_t>(position << detail::offset_bits) | overflow_mark;
+  }
+  [[nodiscard]] static constexpr bool in_overflow(std::uint32_t link) noexcept {
+    return detail::offset_of(link) == overflow_mark;
+  }
+  void make_overflow_room() {
+    if (m_overflow.size() >= overflow_limit) detail::throw_bad_alloc();  // heap positions must fit in `link`
+    m_overflow.make_room();
   }
 
   // Where a timer due at `due` (>= now()) goes.
@@ -515,10 +519,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   void put(std::uint32_t index, placement where) noexcept {
     m_quiet_until = 0;  // an earlier event, or a fuller source to spread
-    this->m_nodes[index].link = m_chunks.push_back(m_lists[where.list], where.list, index);
     if (where.list == overflow_id) {
-      m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() writes the heap position
+      m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() sets the node's link
     } else {
+      this->m_nodes[index].link = m_chunks.push_back(m_lists[where.list], where.list, index);
       const std::size_t level = where.level;
       if (precascades && level >= active_levels) {
         m_ahead[level - active_levels].set(where.list & slot_mask);
@@ -533,12 +537,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   void unlink(std::uint32_t index) noexcept {
     const auto& node = this->m_nodes[index];
-    const std::uint32_t list = m_chunks.owner(node.link);
-    if (list == overflow_id) {
+    if (in_overflow(node.link)) {
       if (m_next == node.deadline) m_next_known = false;
-      m_overflow.erase(m_chunks.entry(node.link), on_move(), this->m_instr);
-    } else if (m_next_known &&
-               m_next == (P == precision::exact && level_of(list) > 0 ? node.deadline : fire_time_of(list))) {
+      m_overflow.erase(node.link >> detail::offset_bits, on_move(), this->m_instr);
+      return;
+    }
+    const std::uint32_t list = m_chunks.owner(node.link);
+    if (m_next_known && m_next == (P == precision::exact && level_of(list) > 0 ? node.deadline : fire_time_of(list))) {
       m_next_known = false;
     }
     remove_entry(list, node.link);
@@ -555,16 +560,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     detail::chunk_list& entries = m_lists[list];
     if (entries.live == 0) {
       m_chunks.release(entries);
-      if (list != overflow_id) slot_emptied(list, level_of(list));
+      slot_emptied(list, level_of(list));
     } else if (entries.crowded()) {
-      if (list == overflow_id) {
-        m_chunks.compact(entries, [this](std::uint32_t heap_position, std::uint32_t position) {
-          this->m_nodes[m_overflow.at(heap_position).node].link = position;
-        });
-      } else {
-        m_chunks.compact(entries,
-                         [this](std::uint32_t index, std::uint32_t position) { this->m_nodes[index].link = position; });
-      }
+      m_chunks.compact(entries,
+                       [this](std::uint32_t index, std::uint32_t position) { this->m_nodes[index].link = position; });
     }
   }
 
@@ -598,9 +597,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   [[nodiscard]] auto on_move() noexcept {
-    return [this](std::uint32_t index, std::size_t position) {
-      m_chunks.entry(this->m_nodes[index].link) = static_cast<std::uint32_t>(position);
-    };
+    return [this](std::uint32_t index, std::size_t position) { this->m_nodes[index].link = overflow_link(position); };
   }
 
   // The next tick at which something happens: a slot fires, a slot cascades, or the overflow store hands over.
@@ -817,7 +814,6 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         while (!m_overflow.empty() && (m_overflow.top().key >> (Levels * Bits)) == span) {
           const std::uint32_t index = m_overflow.top().node;
           m_overflow.pop(on_move(), this->m_instr);
-          remove_entry(overflow_id, this->m_nodes[index].link);
           put(index, locate(this->m_nodes[index].deadline));
           this->m_instr.inspected();
           this->m_instr.cascaded();
@@ -828,14 +824,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     } else {
       const std::uint32_t index = m_overflow.top().node;
       m_overflow.pop(on_move(), this->m_instr);
-      remove_entry(overflow_id, this->m_nodes[index].link);
       this->m_instr.inspected();
       this->fire_node(index, on_expire);
       return 1;
     }
   }
 
-  std::array<detail::chunk_list, list_total + 1> m_lists{};  // the slot lists, the ahead rings', the overflow's
+  std::array<detail::chunk_list, list_total> m_lists{};  // the slot lists and the ahead rings' lists
   detail::chunk_pool m_chunks;
   std::array<detail::bitmap<slots>, active_levels> m_occupied{};
   std::array<detail::bitmap<slots>, ahead_levels> m_ahead{};  // occupied slots of each ahead ring
