@@ -329,12 +329,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       std::uint32_t live = 0;
       std::uint32_t dead = 0;
       for (std::uint32_t at = entries.front; at != entries.back; at = m_chunks.step(at, entries.back)) {
-        const std::uint32_t value = m_chunks.entry(at);
-        if (value == detail::dead_entry) {
+        const std::uint32_t index = m_chunks.entry(at);
+        if (index == detail::dead_entry) {
           ++dead;
           continue;
         }
-        const std::uint32_t index = value;
         if (index >= this->m_nodes.used() || ++counted > this->size() || ++live > entries.live) return false;
         const auto& node = this->m_nodes[index];
         if (node.link != at || !this->m_nodes.is_live(node.generation) || !check(node)) return false;
@@ -667,9 +666,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   [[nodiscard]] tick earliest_in(std::uint32_t list) const noexcept {
     tick earliest = UINT64_MAX;
-    m_chunks.for_each_live(m_lists[list], [&](std::uint32_t index, std::uint32_t) {
-      earliest = std::min(earliest, this->m_nodes[index].deadline);
-    });
+    m_chunks.for_each_live(m_lists[list],
+                           [&](std::uint32_t index) { earliest = std::min(earliest, this->m_nodes[index].deadline); });
     return earliest;
   }
 
