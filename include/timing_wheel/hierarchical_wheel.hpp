@@ -576,13 +576,22 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   void prefetch_node(std::uint32_t index) const noexcept { detail::prefetch(&this->m_nodes[index]); }
 
-  // Loads ahead the node a few entries after the front of `list`, while the front one fires.
+  // Loads ahead the node a few entries after the front of `list`, while the front one fires (into the next chunk
+  // when the front is near the end of its own).
   void prefetch_ahead(const detail::chunk_list& entries) const noexcept {
     constexpr std::uint32_t distance = 4;
-    const std::uint32_t ahead = entries.front + distance;
-    if (detail::offset_of(entries.front) + distance >= detail::entries_per_chunk) return;
-    if (detail::chunk_of(entries.back - 1) == detail::chunk_of(ahead) && ahead >= entries.back) return;
-    if (const std::uint32_t index = m_chunks.entry(ahead); index != detail::dead_entry) prefetch_node(index);
+    const std::uint32_t last = detail::chunk_of(entries.back - 1);
+    std::uint32_t chunk = detail::chunk_of(entries.front);
+    std::uint32_t at = detail::offset_of(entries.front) + distance;
+    const detail::entry_chunk* holder = &m_chunks[chunk];
+    if (at >= detail::entries_per_chunk) {
+      if (chunk == last) return;
+      chunk = holder->next;
+      holder = &m_chunks[chunk];
+      at -= detail::entries_per_chunk;
+    }
+    if (chunk == last && at > detail::offset_of(entries.back - 1)) return;
+    if (const std::uint32_t index = holder->entries[at]; index != detail::dead_entry) prefetch_node(index);
   }
 
   void slot_emptied(std::uint32_t list, std::size_t level) noexcept {
@@ -789,15 +798,19 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const tick ticks_left = span_end - now + 1;
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
       const std::uint32_t target = ahead_base(level);
-      for (tick moves = (m_lists[source].live - boundary_burst + ticks_left - 1) / ticks_left; moves > 0; --moves) {
-        prefetch_ahead(m_lists[source]);
-        const std::uint32_t index = take_front(source);
-        const tick deadline = this->m_nodes[index].deadline;
-        put(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
-                             static_cast<std::uint32_t>(active_levels + level), deadline});
-        this->m_instr.cascaded();
-        this->m_instr.inspected();
-      }
+      const auto moves =
+          static_cast<std::uint32_t>((m_lists[source].live - boundary_burst + ticks_left - 1) / ticks_left);
+      m_chunks.pop_front(
+          m_lists[source], moves, [this](std::uint32_t index) { prefetch_node(index); },
+          [&](std::uint32_t index) {
+            const tick deadline = this->m_nodes[index].deadline;
+            put(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
+                                 static_cast<std::uint32_t>(active_levels + level), deadline});
+            this->m_instr.cascaded();
+            this->m_instr.inspected();
+          });
+      after_removal(source);
+      m_next_known = false;
     }
     return crowded ? 0 : quiet;
   }
