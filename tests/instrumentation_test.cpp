@@ -272,3 +272,32 @@ TEST_CASE("exact: level-2 cascades are spread too, and order is kept",
   reference.advance(12'400, [&](tick, int&& v) { expected.push_back(v); });
   REQUIRE(fired == expected);
 }
+
+TEST_CASE("exact: a span fed while it is being spread moves its arrivals at once, not in a swelling share",
+          "[instrumentation][hierarchical_wheel][cascade]") {
+  // W2's shape near a level-2 boundary: every tick, 100 timers due just past 4096 land in level 2 while that span
+  // is being spread down. Moving only (what waits) / (ticks left) would leave arrivals behind and the share would
+  // grow toward the boundary (about 100 * ln(ticks) moves an advance by the end); arrivals move in the next
+  // advance, so an advance moves about the arrivals plus their second step down.
+  timing_wheel::hierarchical_wheel<int, 3, 6, precision::exact, counting_instrumentation> ticked(3000);
+  timing_wheel::min_heap<int> reference(3000);
+  std::vector<int> fired;
+  std::vector<int> expected;
+  std::uint64_t worst = 0;
+  int id = 0;
+  while (ticked.now() < 4096 + 1000) {
+    for (int j = 0; j < 100; ++j, ++id) {
+      const tick due = 4096 + static_cast<tick>(id) * 7919 % 1000;
+      ticked.insert(due, id);
+      reference.insert(due, id);
+    }
+    const std::uint64_t before = ticked.instrumentation().cascades;
+    ticked.advance(ticked.now() + 1, [&](tick, int&& v) { fired.push_back(v); });
+    reference.advance(reference.now() + 1, [&](tick, int&& v) { expected.push_back(v); });
+    worst = std::max(worst, ticked.instrumentation().cascades - before);
+  }
+  REQUIRE(ticked.check_invariants());
+  INFO("most timers moved down in one advance: " << worst);
+  CHECK(worst <= 300);
+  REQUIRE(fired == expected);
+}

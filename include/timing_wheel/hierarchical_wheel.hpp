@@ -139,6 +139,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_rings(std::exchange(other.m_rings, ring_map::initial())),
         m_ahead_used(std::exchange(other.m_ahead_used, 0)),
         m_ahead_span(std::exchange(other.m_ahead_span, {})),
+        m_spread_left(std::exchange(other.m_spread_left, {})),
         m_levels_used(std::exchange(other.m_levels_used, 0)),
         m_overflow(std::exchange(other.m_overflow, {})),
         m_quiet_until(std::exchange(other.m_quiet_until, 0)),
@@ -154,6 +155,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_rings = std::exchange(other.m_rings, ring_map::initial());
       m_ahead_used = std::exchange(other.m_ahead_used, 0);
       m_ahead_span = std::exchange(other.m_ahead_span, {});
+      m_spread_left = std::exchange(other.m_spread_left, {});
       m_levels_used = std::exchange(other.m_levels_used, 0);
       m_overflow = std::exchange(other.m_overflow, {});
       m_quiet_until = std::exchange(other.m_quiet_until, 0);
@@ -292,6 +294,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_rings = ring_map::initial();
     m_ahead_used = 0;
     m_ahead_span = {};
+    m_spread_left = {};
     m_levels_used = 0;
     m_overflow.clear();
     m_quiet_until = 0;
@@ -796,10 +799,18 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       crowded = true;
       const tick span_end = now | detail::low_mask(shift);
       const tick ticks_left = span_end - now + 1;
+      // Timers inserted into the source since the last share move at once, on top of the share of those that
+      // were there: otherwise a source fed while it is spread (the next span is near) is left to grow and its
+      // share swells as the span approaches (W2: from 170 to 1,700 moves an advance in the last ticks before a
+      // level-2 boundary).
+      const std::uint32_t live = m_lists[source].live;
+      const bool spreading = m_ahead_span[level] == span_end + 1;
+      const std::uint32_t arrived = spreading && live > m_spread_left[level] ? live - m_spread_left[level] : 0;
+      const std::uint32_t waiting = live - arrived > boundary_burst ? live - arrived - boundary_burst : 0;
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
       const std::uint32_t target = ahead_base(level);
-      const auto moves =
-          static_cast<std::uint32_t>((m_lists[source].live - boundary_burst + ticks_left - 1) / ticks_left);
+      const auto moves = static_cast<std::uint32_t>(
+          std::min<tick>(live - boundary_burst, (waiting + ticks_left - 1) / ticks_left + arrived));
       m_chunks.pop_front(
           m_lists[source], moves, [this](std::uint32_t index) { prefetch_node(index); },
           [&](std::uint32_t index) {
@@ -809,6 +820,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
             this->m_instr.cascaded();
             this->m_instr.inspected();
           });
+      m_spread_left[level] = m_lists[source].live;
       after_removal(source);
       m_next_known = false;
     }
@@ -848,6 +860,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   ring_map m_rings = ring_map::initial();                     // which physical ring each level and ahead ring lives in
   tick m_ahead_used = 0;                                      // bit L set while level L's ahead ring holds a timer
   std::array<tick, ahead_levels> m_ahead_span{};              // the start of the span each ahead ring holds
+  std::array<std::uint32_t, ahead_levels> m_spread_left{};    // timers left in its source after the last share
   tick m_levels_used = 0;                                     // bit L set while level L holds a timer
   detail::indexed_heap m_overflow;
   tick m_quiet_until = 0;              // advance(to) with to < m_quiet_until only moves now(): see advance()
