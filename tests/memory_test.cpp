@@ -47,21 +47,21 @@ TEST_CASE("a wheel's entry chunks grow past the first block and stay consistent"
 }
 
 TEST_CASE("a wheel's lists at their most crowded stay within the chunks it reserves", "[memory]") {
-  // Three lists (level 0, 1 and 2 slots) of 40,000 timers each; three of every four are cancelled, which leaves
-  // each list one cancel short of compaction, holding dead_per_live dead entries per live one: the most entries
-  // per timer a list can keep. The chunks in use must stay within what the wheel reserved for its live timers,
-  // and inserting, rescheduling and firing from there must neither run out nor lose order.
-  static_assert(timing_wheel::detail::dead_per_live == 3);
+  // Three lists (level 0, 1 and 2 slots) of 40,000 timers each; dead_per_live of every dead_per_live + 1 are
+  // cancelled, which leaves each list one cancel short of compaction: the most entries per timer a list can keep.
+  // The chunks in use must stay within what the wheel reserved for its live timers, and inserting, rescheduling
+  // and firing from there must neither run out nor lose order.
+  constexpr std::uint64_t group = timing_wheel::detail::dead_per_live + 1;
   timing_wheel::hierarchical_wheel<std::uint64_t> q;
   const timing_wheel::tick deadlines[] = {10, 3'000, 200'000};
   std::vector<timing_wheel::timer_handle> handles;
-  for (std::uint64_t i = 0; i < 120'000; ++i) handles.push_back(q.insert(deadlines[(i / 4) % 3], i));
+  for (std::uint64_t i = 0; i < 120'000; ++i) handles.push_back(q.insert(deadlines[(i / group) % 3], i));
   for (std::uint64_t i = 0; i < handles.size(); ++i) {
-    if (i % 4 != 0) REQUIRE(q.cancel(handles[i]) == std::optional<std::uint64_t>{i});
+    if (i % group != 0) REQUIRE(q.cancel(handles[i]) == std::optional<std::uint64_t>{i});
   }
-  REQUIRE(q.size() == 30'000);
+  REQUIRE(q.size() == 120'000 / group);
   CHECK(q.check_invariants());
-  for (std::uint64_t i = 0; i < 120'000; i += 8) REQUIRE(q.reschedule(handles[i], 200'000));
+  for (std::uint64_t i = 0; i < 120'000; i += 2 * group) REQUIRE(q.reschedule(handles[i], 200'000));
   for (std::uint64_t i = 0; i < 1'000; ++i) q.insert(200'000, 120'000 + i);
   CHECK(q.check_invariants());
   std::vector<std::uint64_t> fired;
@@ -70,11 +70,11 @@ TEST_CASE("a wheel's lists at their most crowded stay within the chunks it reser
   // the late insertions.
   std::vector<std::uint64_t> want;
   for (const timing_wheel::tick deadline : deadlines) {
-    for (std::uint64_t i = 0; i < 120'000; i += 4) {
-      if (deadlines[(i / 4) % 3] == deadline && i % 8 != 0) want.push_back(i);
+    for (std::uint64_t i = 0; i < 120'000; i += group) {
+      if (deadlines[(i / group) % 3] == deadline && i % (2 * group) != 0) want.push_back(i);
     }
   }
-  for (std::uint64_t i = 0; i < 120'000; i += 8) want.push_back(i);
+  for (std::uint64_t i = 0; i < 120'000; i += 2 * group) want.push_back(i);
   for (std::uint64_t i = 0; i < 1'000; ++i) want.push_back(120'000 + i);
   CHECK(fired == want);
   CHECK(q.empty());

@@ -24,9 +24,10 @@ inline constexpr std::uint32_t entries_per_chunk = 15;
 inline constexpr unsigned offset_bits = 4;
 inline constexpr std::uint32_t dead_entry = nil;
 // A list may hold this many dead entries per live one before it is compacted. Compaction moves every live entry
-// and rewrites its node's position, so a higher ratio means fewer moves per cancel (1 / ratio) for more memory:
-// at 3, a reschedule-heavy run (the demo; W3) did 6-7% fewer instructions and 12% fewer L1 misses than at 1.
-inline constexpr std::uint32_t dead_per_live = 3;
+// and rewrites its node's position, so a higher ratio means fewer moves per cancel (1 / ratio) but more chunks:
+// at 3, a reschedule-heavy run did 6-7% fewer instructions and 12% fewer L1 misses than at 1, yet W3 (10^6
+// timers, out of cache) ran 5-13% slower in 5 of 5 alternated runs, and the bound on timers fell to 10^9.
+inline constexpr std::uint32_t dead_per_live = 1;
 
 struct alignas(64) entry_chunk {
   std::uint32_t next;  // the next chunk of its list, or nil; the free-list link while free
@@ -61,7 +62,8 @@ class chunk_pool {
   // Chunks enough for `timers` live entries spread over `lists` lists, each holding at most
   // max(dead_per_live * live, 14) dead entries, plus one chain being emptied by a cascade: a list of e entries spans
   // at most e / 15 + 2 chunks, so a list of `live` live entries at most (dead_per_live + 1) * live / 15 + 3. A
-  // cascade's moved entries sit in its chain's freed chunks' place, so the chain needs no more than its own bound.
+  // timer a cascade has moved counts in its new list, which it fills by one entry, not dead_per_live + 1; that
+  // slack covers the dead entries still in the chain.
   [[nodiscard]] static constexpr std::size_t chunks_needed(std::size_t timers, std::size_t lists) noexcept {
     return ((dead_per_live + 1) * timers + entries_per_chunk - 1) / entries_per_chunk + 3 * (lists + 1);
   }
