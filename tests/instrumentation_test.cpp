@@ -273,6 +273,46 @@ TEST_CASE("exact: level-2 cascades are spread too, and order is kept",
   REQUIRE(fired == expected);
 }
 
+TEST_CASE("exact: idle advances skip to where a crowded span must start spreading, and its share follows their stride",
+          "[instrumentation][hierarchical_wheel][cascade]") {
+  // Level-2 slot 2 holds one timer (nothing to spread) and slot 5 holds 20,000: advances before tick 4 * 4096 have
+  // nothing to move (and cost O(1) up to the next event), but the share of slot 5 must start moving at 4 * 4096,
+  // and spread over the advances left whether the clock ticks or strides there, or it all cascades in one burst at
+  // 5 * 4096.
+  for (const tick step : {tick{1}, tick{61}, tick{1000}}) {
+    INFO("advancing " << step << " ticks at a time");
+    timing_wheel::hierarchical_wheel<int, 3, 6, precision::exact, counting_instrumentation> wheel(0);
+    timing_wheel::min_heap<int> reference(0);
+    wheel.insert(2 * 4096 + 100, -1);
+    reference.insert(2 * 4096 + 100, -1);
+    for (int i = 0; i < 20'000; ++i) {
+      const tick due = 5 * 4096 + static_cast<tick>(i) * 7919 % 4096;
+      wheel.insert(due, i);
+      reference.insert(due, i);
+    }
+    std::vector<int> fired;
+    std::uint64_t worst = 0;
+    std::uint64_t moved_before_spreading = 0;
+    int advances = 0;
+    while (wheel.now() < 6 * 4096 + 200) {
+      const std::uint64_t before = wheel.instrumentation().cascades;
+      wheel.advance(wheel.now() + step, [&](tick, int&& v) { fired.push_back(v); });
+      worst = std::max(worst, wheel.instrumentation().cascades - before);
+      if (wheel.now() < 4 * 4096) moved_before_spreading = wheel.instrumentation().cascades;
+      if (++advances % 97 == 0) REQUIRE(wheel.check_invariants());
+    }
+    REQUIRE(wheel.check_invariants());
+    CHECK(moved_before_spreading <= 2);  // the lone timer's own way down
+    // The share is what waits over the advances left, counted in the last advance's stride: a tick at a time about 5
+    // from each of levels 2 and 1 an advance; 61 ticks at a time about 300 each (20,000 over 4096 / 61 advances);
+    // 1000 at a time a quarter of the span per jump. A share counted in ticks would leave ~18,000 to the last one.
+    CHECK(worst <= (step == 1 ? 16U : step == 61 ? 700U : 6'000U));
+    std::vector<int> expected;
+    reference.advance(wheel.now(), [&](tick, int&& v) { expected.push_back(v); });
+    REQUIRE(fired == expected);
+  }
+}
+
 TEST_CASE("exact: a span fed while it is being spread moves its arrivals at once, not in a swelling share",
           "[instrumentation][hierarchical_wheel][cascade]") {
   // W2's shape near a level-2 boundary: every tick, 100 timers due just past 4096 land in level 2 while that span

@@ -143,6 +143,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_levels_used(std::exchange(other.m_levels_used, 0)),
         m_overflow(std::exchange(other.m_overflow, {})),
         m_quiet_until(std::exchange(other.m_quiet_until, 0)),
+        m_stride(std::exchange(other.m_stride, 1)),
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)) {}
   hierarchical_wheel& operator=(hierarchical_wheel&& other) noexcept {
@@ -159,6 +160,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_levels_used = std::exchange(other.m_levels_used, 0);
       m_overflow = std::exchange(other.m_overflow, {});
       m_quiet_until = std::exchange(other.m_quiet_until, 0);
+      m_stride = std::exchange(other.m_stride, 1);
       m_next = std::exchange(other.m_next, std::nullopt);
       m_next_known = std::exchange(other.m_next_known, true);
     }
@@ -233,6 +235,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
     this->assert_not_in_callback();
     if (to < this->m_now) return 0;
+    m_stride = std::max<tick>(to - this->m_now, 1);
     if (to < m_quiet_until) {  // no event and no share to move down before m_quiet_until: an idle tick is O(1)
       this->m_now = to;
       return 0;
@@ -298,6 +301,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_levels_used = 0;
     m_overflow.clear();
     m_quiet_until = 0;
+    m_stride = 1;
     m_next.reset();
     m_next_known = true;
   }
@@ -320,6 +324,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (!this->m_nodes.check_invariants()) return false;
     if (m_next_known && m_next != find_next_expiration()) return false;
     if (const event next = next_event(); next.list != none && next.at < m_quiet_until) return false;
+    if (!quiet_until_holds()) return false;
     std::size_t counted = 0;
     std::size_t chunks = 0;
     // Every entry of `list` in order; check(node) for each live one.
@@ -767,10 +772,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // For each level, the bounded share of its next span's timers moved down per advance(): what is left waiting,
-  // divided by the ticks left before the span begins (rounded up), taken from the front of the list so that equal
-  // due times keep their order. An event loop that advances every tick spreads every cascade over a whole span.
+  // divided by the advances left before the span begins (rounded up; the ticks left over the last advance's
+  // stride), taken from the front of the list so that equal due times keep their order. An event loop that advances
+  // every tick, or every k ticks, spreads every cascade over a whole span.
   // Returns: the tick before which it has nothing to do: 0 while a source holds more than boundary_burst timers
-  // (more moves are due next advance), else the next tick at which a level's source changes (UINT64_MAX: never).
+  // (more moves are due next advance), else the first tick at which a level's source may hold more (UINT64_MAX:
+  // never), so that idle advances up to then cost O(1) however far they jump.
   tick precascade() noexcept {
     const tick now = this->m_now;
     bool crowded = false;
@@ -778,27 +785,20 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     // at, and a source is counted only when its bitmap says it is occupied.
     const tick levels_above = ((m_levels_used | m_ahead_used) >> 1) & detail::low_mask(ahead_levels);
     tick quiet = UINT64_MAX;
-    if (levels_above != 0) {  // the lowest such level's source changes first
-      const tick end = now | detail::low_mask(Bits * (static_cast<std::size_t>(std::countr_zero(levels_above)) + 1));
-      if (end != UINT64_MAX) quiet = end + 1;
-    }
     for (tick above = levels_above; above != 0; above &= above - 1) {
       const auto level = static_cast<std::size_t>(std::countr_zero(above));
       const std::size_t shift = Bits * (level + 1);
       const tick digit = (now >> shift) & slot_mask;
-      std::uint32_t source = 0;
-      if (digit != slot_mask) {
-        if (!m_occupied[level + 1].test(digit + 1)) continue;
-        source = list_id(level + 1, digit + 1);
-      } else {
-        if ((now | detail::low_mask(shift)) == UINT64_MAX) break;  // no next span, here or above
-        if (level + 1 >= ahead_levels || !m_ahead[level + 1].test(0)) continue;
-        source = ahead_base(level + 1);
-      }
-      if (m_lists[source].live <= boundary_burst) continue;
-      crowded = true;
       const tick span_end = now | detail::low_mask(shift);
+      if (span_end == UINT64_MAX) break;  // no next span, here or above
+      const std::uint32_t source = source_at(level, now);
+      if (source == none || m_lists[source].live <= boundary_burst) {
+        quiet = std::min(quiet, next_crowded_source(level, digit));
+        continue;
+      }
+      crowded = true;
       const tick ticks_left = span_end - now + 1;
+      const tick advances_left = (ticks_left - 1) / std::min(m_stride, ticks_left) + 1;
       // Timers inserted into the source since the last share move at once, on top of the share of those that
       // were there: otherwise a source fed while it is spread (the next span is near) is left to grow and its
       // share swells as the span approaches (W2: from 170 to 1,700 moves an advance in the last ticks before a
@@ -810,7 +810,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
       const std::uint32_t target = ahead_base(level);
       const auto moves = static_cast<std::uint32_t>(
-          std::min<tick>(live - boundary_burst, (waiting + ticks_left - 1) / ticks_left + arrived));
+          std::min<tick>(live - boundary_burst, (waiting + advances_left - 1) / advances_left + arrived));
       m_chunks.pop_front(
           m_lists[source], moves, [this](std::uint32_t index) { prefetch_node(index); },
           [&](std::uint32_t index) {
@@ -825,6 +825,53 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_next_known = false;
     }
     return crowded ? 0 : quiet;
+  }
+
+  // The list level L's next span is spread from at tick `at` (as the slots stand now), or none.
+  [[nodiscard]] std::uint32_t source_at(std::size_t level, tick at) const noexcept {
+    const std::size_t shift = Bits * (level + 1);
+    const tick digit = (at >> shift) & slot_mask;
+    if (digit != slot_mask) return m_occupied[level + 1].test(digit + 1) ? list_id(level + 1, digit + 1) : none;
+    if ((at | detail::low_mask(shift)) == UINT64_MAX || level + 1 >= ahead_levels || !m_ahead[level + 1].test(0)) {
+      return none;
+    }
+    return ahead_base(level + 1);
+  }
+
+  // check_invariants(): advances skipped before m_quiet_until would have moved nothing down: no source of this
+  // level-(L+1) revolution that now() meets before then holds more than boundary_burst timers.
+  [[nodiscard]] bool quiet_until_holds() const noexcept {
+    if constexpr (precascades) {
+      if (m_quiet_until <= this->m_now) return true;
+      const tick last = m_quiet_until - 1;
+      for (std::size_t level = 0; level < ahead_levels; ++level) {
+        const std::size_t shift = Bits * (level + 1);
+        const tick revolution_end = this->m_now | detail::low_mask(shift + Bits);
+        for (tick at = this->m_now; at <= std::min(last, revolution_end);) {
+          const std::uint32_t source = source_at(level, at);
+          if (source != none && m_lists[source].live > boundary_burst) return false;
+          const tick span_end = at | detail::low_mask(shift);
+          if (span_end == UINT64_MAX) break;
+          at = span_end + 1;
+        }
+      }
+    }
+    return true;
+  }
+
+  // The first tick after now() at which level L's source (digit is now()'s digit in level L+1) may hold more than
+  // boundary_burst timers, as the slots of level L+1 stand now: the start of the span before the next occupied slot
+  // if that slot is crowded, else that slot's own start (an event anyway); the ahead ring's turn is checked when it
+  // comes. Lists only shrink in between: an insertion or an event runs precascade() again.
+  [[nodiscard]] tick next_crowded_source(std::size_t level, tick digit) const noexcept {
+    const std::size_t shift = Bits * (level + 1);
+    const tick now = this->m_now;
+    if (digit == slot_mask) return (now | detail::low_mask(shift)) + 1;  // the next revolution starts: an event
+    const tick revolution = now & ~detail::low_mask(shift + Bits);
+    const std::size_t next = m_occupied[level + 1].find_next(digit + 2);
+    if (next == detail::bitmap<slots>::npos) return revolution | (slot_mask << shift);
+    const bool next_crowded = m_lists[list_id(level + 1, next)].live > boundary_burst;
+    return revolution | ((next - (next_crowded ? 1 : 0)) << shift);
   }
 
   // Exact: now() has entered the span of the earliest overflow timers: they move into the wheel in (due, insertion)
@@ -864,6 +911,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   tick m_levels_used = 0;                                     // bit L set while level L holds a timer
   detail::indexed_heap m_overflow;
   tick m_quiet_until = 0;              // advance(to) with to < m_quiet_until only moves now(): see advance()
+  tick m_stride = 1;                   // how far the last advance() moved now(): the spreading expects as much next
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
   mutable bool m_next_known = true;
 };
