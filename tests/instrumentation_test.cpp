@@ -313,6 +313,38 @@ TEST_CASE("exact: idle advances skip to where a crowded span must start spreadin
   }
 }
 
+TEST_CASE("exact: a share left waiting for later advances moves in time when the advances start striding",
+          "[instrumentation][hierarchical_wheel][cascade]") {
+  // 100 timers in level-2 slot 5 are few enough to wait until the last dozen ticks before 5 * 4096 (8 an advance,
+  // a tick at a time). When the clock starts moving 1000 ticks an advance halfway there, the wait must end: the
+  // first such advance lands 1,096 ticks before the span and moves half of the 98 waiting (two advances left), where
+  // skipping on would leave them all (118 moves with the level-1 ones) to the advance that crosses the span start.
+  timing_wheel::hierarchical_wheel<int, 3, 6, precision::exact, counting_instrumentation> wheel(0);
+  timing_wheel::min_heap<int> reference(0);
+  for (int i = 0; i < 100; ++i) {
+    const tick due = 5 * 4096 + static_cast<tick>(i) * 7919 % 4096;
+    wheel.insert(due, i);
+    reference.insert(due, i);
+  }
+  std::vector<int> fired;
+  std::uint64_t worst = 0;
+  std::uint64_t moved_early = 0;
+  while (wheel.now() < 6 * 4096) {
+    const tick step = wheel.now() < 4 * 4096 + 2000 ? 1 : 1000;
+    const std::uint64_t before = wheel.instrumentation().cascades;
+    wheel.advance(wheel.now() + step, [&](tick, int&& v) { fired.push_back(v); });
+    worst = std::max(worst, wheel.instrumentation().cascades - before);
+    if (wheel.now() <= 4 * 4096 + 2000) moved_early = wheel.instrumentation().cascades;
+    REQUIRE(wheel.check_invariants());
+  }
+  INFO("most timers moved in one advance: " << worst);
+  CHECK(moved_early == 0);  // a tick at a time, the share waits
+  CHECK(worst <= 60);
+  std::vector<int> expected;
+  reference.advance(wheel.now(), [&](tick, int&& v) { expected.push_back(v); });
+  REQUIRE(fired == expected);
+}
+
 TEST_CASE("exact: a span fed while it is being spread moves its arrivals at once, not in a swelling share",
           "[instrumentation][hierarchical_wheel][cascade]") {
   // W2's shape near a level-2 boundary: every tick, 100 timers due just past 4096 land in level 2 while that span

@@ -144,6 +144,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_overflow(std::exchange(other.m_overflow, {})),
         m_quiet_until(std::exchange(other.m_quiet_until, 0)),
         m_stride(std::exchange(other.m_stride, 1)),
+        m_quiet_stride(std::exchange(other.m_quiet_stride, UINT64_MAX)),
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)) {}
   hierarchical_wheel& operator=(hierarchical_wheel&& other) noexcept {
@@ -161,6 +162,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_overflow = std::exchange(other.m_overflow, {});
       m_quiet_until = std::exchange(other.m_quiet_until, 0);
       m_stride = std::exchange(other.m_stride, 1);
+      m_quiet_stride = std::exchange(other.m_quiet_stride, UINT64_MAX);
       m_next = std::exchange(other.m_next, std::nullopt);
       m_next_known = std::exchange(other.m_next_known, true);
     }
@@ -236,7 +238,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     this->assert_not_in_callback();
     if (to < this->m_now) return 0;
     m_stride = std::max<tick>(to - this->m_now, 1);
-    if (to < m_quiet_until) {  // no event and no share to move down before m_quiet_until: an idle tick is O(1)
+    // No event and no share to move down before m_quiet_until, as long as now() moves no faster than the spreading
+    // assumed: an idle advance is O(1).
+    if (to < m_quiet_until && m_stride <= m_quiet_stride) {
       this->m_now = to;
       return 0;
     }
@@ -302,6 +306,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_overflow.clear();
     m_quiet_until = 0;
     m_stride = 1;
+    m_quiet_stride = UINT64_MAX;
     m_next.reset();
     m_next_known = true;
   }
@@ -410,6 +415,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // How many of a span's timers may still wait to cascade when the span begins: a few cascade at once (cheaper than
   // moving them one per advance when timers are sparse), more are spread.
   static constexpr std::uint32_t boundary_burst = 2;
+  // A share smaller than this waits, and moves this many an advance in the last advances before its span instead
+  // of one in each: advances in between stay O(1) (sparse timers: W5).
+  static constexpr std::uint32_t min_share = 8;
   static constexpr tick slot_mask = slots - 1;
 
   struct placement {
@@ -774,13 +782,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // For each level, the bounded share of its next span's timers moved down per advance(): what is left waiting,
   // divided by the advances left before the span begins (rounded up; the ticks left over the last advance's
   // stride), taken from the front of the list so that equal due times keep their order. An event loop that advances
-  // every tick, or every k ticks, spreads every cascade over a whole span.
-  // Returns: the tick before which it has nothing to do: 0 while a source holds more than boundary_burst timers
-  // (more moves are due next advance), else the first tick at which a level's source may hold more (UINT64_MAX:
-  // never), so that idle advances up to then cost O(1) however far they jump.
+  // every tick, or every k ticks, spreads every cascade over a whole span. A source that min_share timers an
+  // advance would empty in time waits until then.
+  // Returns: the tick before which it has nothing to do (as long as advances keep to m_quiet_stride): 0 when a share
+  // moved (more are due next advance), else the first tick at which a waiting share must start moving or a level's
+  // source may hold more than boundary_burst timers (UINT64_MAX: never).
   tick precascade() noexcept {
     const tick now = this->m_now;
     bool crowded = false;
+    m_quiet_stride = UINT64_MAX;
     // Level L's next span waits in level L+1 or in its ahead ring: only the levels with something above are looked
     // at, and a source is counted only when its bitmap says it is occupied.
     const tick levels_above = ((m_levels_used | m_ahead_used) >> 1) & detail::low_mask(ahead_levels);
@@ -796,7 +806,6 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         quiet = std::min(quiet, next_crowded_source(level, digit));
         continue;
       }
-      crowded = true;
       const tick ticks_left = span_end - now + 1;
       const tick advances_left = (ticks_left - 1) / std::min(m_stride, ticks_left) + 1;
       // Timers inserted into the source since the last share move at once, on top of the share of those that
@@ -808,6 +817,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const std::uint32_t arrived = spreading && live > m_spread_left[level] ? live - m_spread_left[level] : 0;
       const std::uint32_t waiting = live - arrived > boundary_burst ? live - arrived - boundary_burst : 0;
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
+      if (arrived == 0 && waiting <= tick{min_share} * (advances_left - 1)) {
+        // It can wait until min_share an advance would just empty it: ceil(waiting / min_share) advances ahead of
+        // the span, in this stride (fewer than advances_left, so later than now).
+        const tick batches = (waiting + min_share - 1) / min_share;
+        quiet = std::min(quiet, span_end + 1 - batches * m_stride);
+        m_quiet_stride = m_stride;
+        m_spread_left[level] = live;
+        continue;
+      }
+      crowded = true;
       const std::uint32_t target = ahead_base(level);
       const auto moves = static_cast<std::uint32_t>(
           std::min<tick>(live - boundary_burst, (waiting + advances_left - 1) / advances_left + arrived));
@@ -838,8 +857,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     return ahead_base(level + 1);
   }
 
-  // check_invariants(): advances skipped before m_quiet_until would have moved nothing down: no source of this
-  // level-(L+1) revolution that now() meets before then holds more than boundary_burst timers.
+  // check_invariants(): advances skipped before m_quiet_until (at most m_quiet_stride ticks each) would have moved
+  // nothing down: every source of this level-(L+1) revolution that now() meets before then holds at most
+  // boundary_burst timers, or few enough that min_share an advance still empties it in the advances left after the
+  // last skipped tick.
   [[nodiscard]] bool quiet_until_holds() const noexcept {
     if constexpr (precascades) {
       if (m_quiet_until <= this->m_now) return true;
@@ -848,9 +869,14 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         const std::size_t shift = Bits * (level + 1);
         const tick revolution_end = this->m_now | detail::low_mask(shift + Bits);
         for (tick at = this->m_now; at <= std::min(last, revolution_end);) {
-          const std::uint32_t source = source_at(level, at);
-          if (source != none && m_lists[source].live > boundary_burst) return false;
           const tick span_end = at | detail::low_mask(shift);
+          const std::uint32_t source = source_at(level, at);
+          if (source != none && m_lists[source].live > boundary_burst) {
+            const tick ticks_left = span_end - std::min(last, span_end);  // after the last skipped tick
+            const tick advances_left =
+                m_quiet_stride == UINT64_MAX ? 0 : (ticks_left + m_quiet_stride - 1) / m_quiet_stride;
+            if (m_lists[source].live - boundary_burst > tick{min_share} * advances_left) return false;
+          }
           if (span_end == UINT64_MAX) break;
           at = span_end + 1;
         }
@@ -912,6 +938,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   detail::indexed_heap m_overflow;
   tick m_quiet_until = 0;              // advance(to) with to < m_quiet_until only moves now(): see advance()
   tick m_stride = 1;                   // how far the last advance() moved now(): the spreading expects as much next
+  tick m_quiet_stride = UINT64_MAX;    // the stride m_quiet_until assumes (a share left to later advances)
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
   mutable bool m_next_known = true;
 };
