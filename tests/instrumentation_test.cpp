@@ -4,6 +4,7 @@
 #include <timing_wheel/instrumentation.hpp>
 #include <timing_wheel/timing_wheel.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <type_traits>
@@ -273,6 +274,34 @@ TEST_CASE("exact: level-2 cascades are spread too, and order is kept",
   REQUIRE(fired == expected);
 }
 
+namespace {
+// A three-level wheel and a min_heap fed the same timers: how many timers the wheel moves down in its busiest
+// advance, and whether it fires in the heap's order.
+struct spread_trial {
+  timing_wheel::hierarchical_wheel<int, 3, 6, precision::exact, counting_instrumentation> wheel{0};
+  timing_wheel::min_heap<int> reference{0};
+  std::vector<int> fired;
+  std::uint64_t worst = 0;
+
+  void insert(tick due, int id) {
+    wheel.insert(due, id);
+    reference.insert(due, id);
+  }
+  // Advances the wheel `step` ticks. Returns: the timers it has moved down so far.
+  std::uint64_t advance(tick step) {
+    const std::uint64_t before = wheel.instrumentation().cascades;
+    wheel.advance(wheel.now() + step, [&](tick, int&& v) { fired.push_back(v); });
+    worst = std::max(worst, wheel.instrumentation().cascades - before);
+    return wheel.instrumentation().cascades;
+  }
+  [[nodiscard]] bool fired_in_heap_order() {
+    std::vector<int> expected;
+    reference.advance(wheel.now(), [&](tick, int&& v) { expected.push_back(v); });
+    return fired == expected;
+  }
+};
+}  // namespace
+
 TEST_CASE("exact: idle advances skip to where a crowded span must start spreading, and its share follows their stride",
           "[instrumentation][hierarchical_wheel][cascade]") {
   // Level-2 slot 2 holds one timer (nothing to spread) and slot 5 holds 20,000: advances before tick 4 * 4096 have
@@ -281,35 +310,22 @@ TEST_CASE("exact: idle advances skip to where a crowded span must start spreadin
   // 5 * 4096.
   for (const tick step : {tick{1}, tick{61}, tick{1000}}) {
     INFO("advancing " << step << " ticks at a time");
-    timing_wheel::hierarchical_wheel<int, 3, 6, precision::exact, counting_instrumentation> wheel(0);
-    timing_wheel::min_heap<int> reference(0);
-    wheel.insert(2 * 4096 + 100, -1);
-    reference.insert(2 * 4096 + 100, -1);
-    for (int i = 0; i < 20'000; ++i) {
-      const tick due = 5 * 4096 + static_cast<tick>(i) * 7919 % 4096;
-      wheel.insert(due, i);
-      reference.insert(due, i);
-    }
-    std::vector<int> fired;
-    std::uint64_t worst = 0;
+    spread_trial trial;
+    trial.insert(2 * 4096 + 100, -1);
+    for (int i = 0; i < 20'000; ++i) trial.insert(5 * 4096 + static_cast<tick>(i) * 7919 % 4096, i);
     std::uint64_t moved_before_spreading = 0;
-    int advances = 0;
-    while (wheel.now() < 6 * 4096 + 200) {
-      const std::uint64_t before = wheel.instrumentation().cascades;
-      wheel.advance(wheel.now() + step, [&](tick, int&& v) { fired.push_back(v); });
-      worst = std::max(worst, wheel.instrumentation().cascades - before);
-      if (wheel.now() < 4 * 4096) moved_before_spreading = wheel.instrumentation().cascades;
-      if (++advances % 97 == 0) REQUIRE(wheel.check_invariants());
+    for (int advances = 1; trial.wheel.now() < 6 * 4096 + 200; ++advances) {
+      const std::uint64_t moved = trial.advance(step);
+      if (trial.wheel.now() < 4 * 4096) moved_before_spreading = moved;
+      if (advances % 97 == 0) REQUIRE(trial.wheel.check_invariants());
     }
-    REQUIRE(wheel.check_invariants());
+    REQUIRE(trial.wheel.check_invariants());
     CHECK(moved_before_spreading <= 2);  // the lone timer's own way down
     // The share is what waits over the advances left, counted in the last advance's stride: a tick at a time about 5
     // from each of levels 2 and 1 an advance; 61 ticks at a time about 300 each (20,000 over 4096 / 61 advances);
     // 1000 at a time a quarter of the span per jump. A share counted in ticks would leave ~18,000 to the last one.
-    CHECK(worst <= (step == 1 ? 16U : step == 61 ? 700U : 6'000U));
-    std::vector<int> expected;
-    reference.advance(wheel.now(), [&](tick, int&& v) { expected.push_back(v); });
-    REQUIRE(fired == expected);
+    CHECK(trial.worst <= (step == 1 ? 16U : step == 61 ? 700U : 6'000U));
+    REQUIRE(trial.fired_in_heap_order());
   }
 }
 
@@ -319,30 +335,18 @@ TEST_CASE("exact: a share left waiting for later advances moves in time when the
   // a tick at a time). When the clock starts moving 1000 ticks an advance halfway there, the wait must end: the
   // first such advance lands 1,096 ticks before the span and moves half of the 98 waiting (two advances left), where
   // skipping on would leave them all (118 moves with the level-1 ones) to the advance that crosses the span start.
-  timing_wheel::hierarchical_wheel<int, 3, 6, precision::exact, counting_instrumentation> wheel(0);
-  timing_wheel::min_heap<int> reference(0);
-  for (int i = 0; i < 100; ++i) {
-    const tick due = 5 * 4096 + static_cast<tick>(i) * 7919 % 4096;
-    wheel.insert(due, i);
-    reference.insert(due, i);
-  }
-  std::vector<int> fired;
-  std::uint64_t worst = 0;
+  spread_trial trial;
+  for (int i = 0; i < 100; ++i) trial.insert(5 * 4096 + static_cast<tick>(i) * 7919 % 4096, i);
   std::uint64_t moved_early = 0;
-  while (wheel.now() < 6 * 4096) {
-    const tick step = wheel.now() < 4 * 4096 + 2000 ? 1 : 1000;
-    const std::uint64_t before = wheel.instrumentation().cascades;
-    wheel.advance(wheel.now() + step, [&](tick, int&& v) { fired.push_back(v); });
-    worst = std::max(worst, wheel.instrumentation().cascades - before);
-    if (wheel.now() <= 4 * 4096 + 2000) moved_early = wheel.instrumentation().cascades;
-    REQUIRE(wheel.check_invariants());
+  while (trial.wheel.now() < 6 * 4096) {
+    const std::uint64_t moved = trial.advance(trial.wheel.now() < 4 * 4096 + 2000 ? 1 : 1000);
+    if (trial.wheel.now() <= 4 * 4096 + 2000) moved_early = moved;
+    REQUIRE(trial.wheel.check_invariants());
   }
-  INFO("most timers moved in one advance: " << worst);
+  INFO("most timers moved in one advance: " << trial.worst);
   CHECK(moved_early == 0);  // a tick at a time, the share waits
-  CHECK(worst <= 60);
-  std::vector<int> expected;
-  reference.advance(wheel.now(), [&](tick, int&& v) { expected.push_back(v); });
-  REQUIRE(fired == expected);
+  CHECK(trial.worst <= 60);
+  REQUIRE(trial.fired_in_heap_order());
 }
 
 TEST_CASE("exact: a span fed while it is being spread moves its arrivals at once, not in a swelling share",
