@@ -817,10 +817,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const std::uint32_t arrived = spreading && live > m_spread_left[level] ? live - m_spread_left[level] : 0;
       const std::uint32_t waiting = live - arrived > boundary_burst ? live - arrived - boundary_burst : 0;
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
-      if (arrived == 0 && waiting <= tick{min_share} * (advances_left - 1)) {
-        // It can wait until min_share an advance would just empty it: ceil(waiting / min_share) advances ahead of
-        // the span, in this stride (fewer than advances_left, so later than now).
-        const tick batches = (waiting + min_share - 1) / min_share;
+      // It can wait until min_share an advance would just empty it: `batches` advances ahead of the span, in this
+      // stride (fewer than advances_left, so later than now).
+      if (const tick batches = (tick{waiting} + min_share - 1) / min_share; arrived == 0 && batches < advances_left) {
         quiet = std::min(quiet, span_end + 1 - batches * m_stride);
         m_quiet_stride = m_stride;
         m_spread_left[level] = live;
@@ -874,8 +873,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
           if (source != none && m_lists[source].live > boundary_burst) {
             const tick ticks_left = span_end - std::min(last, span_end);  // after the last skipped tick
             const tick advances_left =
-                m_quiet_stride == UINT64_MAX ? 0 : (ticks_left + m_quiet_stride - 1) / m_quiet_stride;
-            if (m_lists[source].live - boundary_burst > tick{min_share} * advances_left) return false;
+                m_quiet_stride == UINT64_MAX || ticks_left == 0 ? 0 : (ticks_left - 1) / m_quiet_stride + 1;
+            const tick batches = (tick{m_lists[source].live} - boundary_burst + min_share - 1) / min_share;
+            if (batches > advances_left) return false;
           }
           if (span_end == UINT64_MAX) break;
           at = span_end + 1;
