@@ -237,13 +237,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
     this->assert_not_in_callback();
     if (to < this->m_now) return 0;
-    m_stride = std::max<tick>(to - this->m_now, 1);
     // No event and no share to move down before m_quiet_until, as long as now() moves no faster than the spreading
     // assumed: an idle advance is O(1).
-    if (to < m_quiet_until && m_stride <= m_quiet_stride) {
+    if (to < m_quiet_until && to - this->m_now <= m_quiet_stride) {
       this->m_now = to;
       return 0;
     }
+    m_stride = std::max<tick>(to - this->m_now, 1);
     m_quiet_until = 0;
     m_next_known = false;
     std::size_t fired = 0;
@@ -937,7 +937,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   tick m_levels_used = 0;                                     // bit L set while level L holds a timer
   detail::indexed_heap m_overflow;
   tick m_quiet_until = 0;              // advance(to) with to < m_quiet_until only moves now(): see advance()
-  tick m_stride = 1;                   // how far the last advance() moved now(): the spreading expects as much next
+  tick m_stride = 1;                   // how far the running advance() moves now(): the spreading expects as much next
   tick m_quiet_stride = UINT64_MAX;    // the stride m_quiet_until assumes (a share left to later advances)
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
   mutable bool m_next_known = true;
