@@ -39,6 +39,9 @@ struct wheel_node {
 [[nodiscard]] constexpr tick low_mask(std::size_t bits) noexcept {
   return bits >= 64 ? ~tick{0} : (tick{1} << bits) - 1;
 }
+
+// a / b rounded up, for any a (no a + b - 1 to overflow). Requires: b > 0.
+[[nodiscard]] constexpr tick ceil_div(tick a, tick b) noexcept { return a == 0 ? 0 : (a - 1) / b + 1; }
 }  // namespace detail
 
 /// A hierarchical timing wheel (Varghese & Lauck): `Levels` rings of 2^Bits slots, a bitmap of occupied slots per
@@ -143,7 +146,6 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_levels_used(std::exchange(other.m_levels_used, 0)),
         m_overflow(std::exchange(other.m_overflow, {})),
         m_quiet_until(std::exchange(other.m_quiet_until, 0)),
-        m_stride(std::exchange(other.m_stride, 1)),
         m_quiet_stride(std::exchange(other.m_quiet_stride, UINT64_MAX)),
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)) {}
@@ -161,7 +163,6 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_levels_used = std::exchange(other.m_levels_used, 0);
       m_overflow = std::exchange(other.m_overflow, {});
       m_quiet_until = std::exchange(other.m_quiet_until, 0);
-      m_stride = std::exchange(other.m_stride, 1);
       m_quiet_stride = std::exchange(other.m_quiet_stride, UINT64_MAX);
       m_next = std::exchange(other.m_next, std::nullopt);
       m_next_known = std::exchange(other.m_next_known, true);
@@ -243,7 +244,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       this->m_now = to;
       return 0;
     }
-    m_stride = std::max<tick>(to - this->m_now, 1);
+    const tick stride = std::max<tick>(to - this->m_now, 1);  // the spreading expects the next advance to move as far
     m_quiet_until = 0;
     m_next_known = false;
     std::size_t fired = 0;
@@ -277,7 +278,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     this->m_now = to;
     m_quiet_until = next.list == none ? UINT64_MAX : next.at;  // nothing changed since `next` was found
-    if constexpr (precascades) m_quiet_until = std::min(m_quiet_until, precascade());
+    if constexpr (precascades) m_quiet_until = std::min(m_quiet_until, precascade(stride));
     return fired;
   }
 
@@ -305,7 +306,6 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_levels_used = 0;
     m_overflow.clear();
     m_quiet_until = 0;
-    m_stride = 1;
     m_quiet_stride = UINT64_MAX;
     m_next.reset();
     m_next_known = true;
@@ -787,7 +787,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // Returns: the tick before which it has nothing to do (as long as advances keep to m_quiet_stride): 0 when a share
   // moved (more are due next advance), else the first tick at which a waiting share must start moving or a level's
   // source may hold more than boundary_burst timers (UINT64_MAX: never).
-  tick precascade() noexcept {
+  tick precascade(tick stride) noexcept {
     const tick now = this->m_now;
     bool crowded = false;
     m_quiet_stride = UINT64_MAX;
@@ -807,7 +807,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         continue;
       }
       const tick ticks_left = span_end - now + 1;
-      const tick advances_left = (ticks_left - 1) / std::min(m_stride, ticks_left) + 1;
+      const tick advances_left = detail::ceil_div(ticks_left, stride);
       // Timers inserted into the source since the last share move at once, on top of the share of those that
       // were there: otherwise a source fed while it is spread (the next span is near) is left to grow and its
       // share swells as the span approaches (W2: from 170 to 1,700 moves an advance in the last ticks before a
@@ -819,16 +819,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
       // It can wait until min_share an advance would just empty it: `batches` advances ahead of the span, in this
       // stride (fewer than advances_left, so later than now).
-      if (const tick batches = (tick{waiting} + min_share - 1) / min_share; arrived == 0 && batches < advances_left) {
-        quiet = std::min(quiet, span_end + 1 - batches * m_stride);
-        m_quiet_stride = m_stride;
+      if (const tick batches = detail::ceil_div(waiting, min_share); arrived == 0 && batches < advances_left) {
+        quiet = std::min(quiet, span_end + 1 - batches * stride);
+        m_quiet_stride = stride;
         m_spread_left[level] = live;
         continue;
       }
       crowded = true;
       const std::uint32_t target = ahead_base(level);
       const auto moves = static_cast<std::uint32_t>(
-          std::min<tick>(live - boundary_burst, (waiting + advances_left - 1) / advances_left + arrived));
+          std::min<tick>(live - boundary_burst, detail::ceil_div(waiting, advances_left) + arrived));
       m_chunks.pop_front(
           m_lists[source], moves, [this](std::uint32_t index) { prefetch_node(index); },
           [&](std::uint32_t index) {
@@ -872,10 +872,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
           const std::uint32_t source = source_at(level, at);
           if (source != none && m_lists[source].live > boundary_burst) {
             const tick ticks_left = span_end - std::min(last, span_end);  // after the last skipped tick
-            const tick advances_left =
-                m_quiet_stride == UINT64_MAX || ticks_left == 0 ? 0 : (ticks_left - 1) / m_quiet_stride + 1;
-            const tick batches = (tick{m_lists[source].live} - boundary_burst + min_share - 1) / min_share;
-            if (batches > advances_left) return false;
+            const tick advances_left = m_quiet_stride == UINT64_MAX ? 0 : detail::ceil_div(ticks_left, m_quiet_stride);
+            if (detail::ceil_div(m_lists[source].live - boundary_burst, min_share) > advances_left) return false;
           }
           if (span_end == UINT64_MAX) break;
           at = span_end + 1;
@@ -937,7 +935,6 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   tick m_levels_used = 0;                                     // bit L set while level L holds a timer
   detail::indexed_heap m_overflow;
   tick m_quiet_until = 0;              // advance(to) with to < m_quiet_until only moves now(): see advance()
-  tick m_stride = 1;                   // how far the running advance() moves now(): the spreading expects as much next
   tick m_quiet_stride = UINT64_MAX;    // the stride m_quiet_until assumes (a share left to later advances)
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
   mutable bool m_next_known = true;
