@@ -54,7 +54,6 @@ class slab {
       : m_chunks(std::exchange(other.m_chunks, {})),
         m_chunk_count(std::exchange(other.m_chunk_count, 0)),
         m_block_chunks(std::exchange(other.m_block_chunks, 0)),
-        m_block_nodes(std::exchange(other.m_block_nodes, 0)),
         m_capacity(std::exchange(other.m_capacity, 0)),
         m_used(std::exchange(other.m_used, 0)),
         m_free_head(std::exchange(other.m_free_head, nil)),
@@ -66,7 +65,6 @@ class slab {
       m_chunks = std::exchange(other.m_chunks, {});
       m_chunk_count = std::exchange(other.m_chunk_count, 0);
       m_block_chunks = std::exchange(other.m_block_chunks, 0);
-      m_block_nodes = std::exchange(other.m_block_nodes, 0);
       m_capacity = std::exchange(other.m_capacity, 0);
       m_used = std::exchange(other.m_used, 0);
       m_free_head = std::exchange(other.m_free_head, nil);
@@ -77,11 +75,12 @@ class slab {
   }
   ~slab() { release_storage(); }
 
+  // Branch-free: the chunks of the first block point into it, so one formula serves every index. (A test for the
+  // first block mispredicts once a grown slab's indices mix, and g++ then moves the rest out of line.)
   [[nodiscard]] Node& operator[](std::uint32_t index) noexcept {
-    if (index < m_block_nodes) return m_chunks[0][index];  // the first chunks share one block: one array
     const std::uint64_t shifted = std::uint64_t{index} + (std::uint64_t{1} << first_chunk_bits);
-    const auto chunk = static_cast<unsigned>(std::bit_width(shifted)) - 1 - first_chunk_bits;
-    return m_chunks[chunk][shifted - (std::uint64_t{1} << (chunk + first_chunk_bits))];
+    const auto top = static_cast<unsigned>(std::bit_width(shifted)) - 1;
+    return m_chunks[top - first_chunk_bits][shifted - (std::uint64_t{1} << top)];
   }
   [[nodiscard]] const Node& operator[](std::uint32_t index) const noexcept {
     return const_cast<slab&>(*this)[index];  // NOLINT(cppcoreguidelines-pro-type-const-cast): one lookup, two views
@@ -205,7 +204,6 @@ class slab {
         fresh[k] = block + ((std::size_t{1} << (k + first_chunk_bits)) - (std::size_t{1} << first_chunk_bits));
       }
       m_block_chunks = chunk_count;
-      m_block_nodes = static_cast<std::uint32_t>(std::min<std::size_t>(capacity, max_nodes));
     }
     // Allocate every further chunk first, then publish: a failure leaves the slab as it was.
     while (capacity < nodes) {
@@ -231,7 +229,6 @@ class slab {
     }
     m_chunk_count = 0;
     m_block_chunks = 0;
-    m_block_nodes = 0;
     m_capacity = 0;
     m_used = 0;
     m_free_head = nil;
@@ -240,8 +237,7 @@ class slab {
 
   std::array<Node*, max_chunks> m_chunks{};
   std::size_t m_chunk_count = 0;
-  std::size_t m_block_chunks = 0;   // chunks 0 .. m_block_chunks-1 are one allocation, starting at m_chunks[0]
-  std::uint32_t m_block_nodes = 0;  // the nodes they hold
+  std::size_t m_block_chunks = 0;  // chunks 0 .. m_block_chunks-1 are one allocation, starting at m_chunks[0]
   std::size_t m_capacity = 0;
   std::uint32_t m_used = 0;
   std::uint32_t m_free_head = nil;
