@@ -104,43 +104,36 @@ def main():
                 rows.append(["W1", variant, s, "fire_ns", c["fire_ns"]])
             md.append("")
 
-    for k in (100, 250):
-        entries = [e for e in latency if e["ops_per_tick"] == k]
-        if not entries:
-            continue
-        md.append("**W2 trading, a tick every %d ops** (ns per operation; median of 3 runs; %s polls each)" % (
-            k, "{:,}".format(next(e["samples"] for e in entries if e["op"] == "poll"))))
+    def w2_table(title, k, by, present, suffix, workload):
+        md.append(title)
         md.append("")
         md.append("| structure | insert p50 | insert p99.9 | cancel p50 | cancel p99.9 | poll p50 | poll p99 | poll p99.9 | poll p99.99 | poll mean |")
         md.append("|---|---|---|---|---|---|---|---|---|---|")
-        by = {}
-        for e in entries:
-            by.setdefault(e["structure"], {})[e["op"]] = e
-        for s in structures_in(by):
-            i, c, p = by[s]["insert"], by[s]["cancel"], by[s]["poll"]
+        for s in present:
+            i, c, p = (by[s][op + suffix] for op in ("insert", "cancel", "poll"))
             md.append("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 s, fmt(i["p50"]), fmt(i["p99.9"]), fmt(c["p50"]), fmt(c["p99.9"]), fmt(p["p50"]), fmt(p["p99"]),
                 fmt(p["p99.9"]), fmt(p["p99.99"]), fmt(p["mean"])))
             for op in ("insert", "cancel", "poll"):
                 for q in ("p50", "p99.9", "mean"):
-                    rows.append(["W2", str(k), s, op + "_" + q, by[s][op][q]])
+                    rows.append([workload, str(k), s, op + "_" + q, by[s][op + suffix][q]])
         md.append("")
+
+    for k in (100, 250):
+        entries = [e for e in latency if e["ops_per_tick"] == k]
+        if not entries:
+            continue
+        by = {}
+        for e in entries:
+            by.setdefault(e["structure"], {})[e["op"]] = e
+        w2_table("**W2 trading, a tick every %d ops** (ns per operation; median of 3 runs; %s polls each)" % (
+            k, "{:,}".format(next(e["samples"] for e in entries if e["op"] == "poll"))), k, by, structures_in(by), "",
+            "W2")
         floors = [s for s in structures_in(by) if "poll_floor" in by[s]]
         if floors:
-            md.append("**W2, a tick every %d ops, with the machine's interruptions filtered out** (each operation's fastest "
-                      "time over the 3 runs, which replay the same seeded operations; ns)" % k)
-            md.append("")
-            md.append("| structure | insert p50 | insert p99.9 | cancel p50 | cancel p99.9 | poll p50 | poll p99 | poll p99.9 | poll p99.99 | poll mean |")
-            md.append("|---|---|---|---|---|---|---|---|---|---|")
-            for s in floors:
-                i, c, p = by[s]["insert_floor"], by[s]["cancel_floor"], by[s]["poll_floor"]
-                md.append("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    s, fmt(i["p50"]), fmt(i["p99.9"]), fmt(c["p50"]), fmt(c["p99.9"]), fmt(p["p50"]), fmt(p["p99"]),
-                    fmt(p["p99.9"]), fmt(p["p99.99"]), fmt(p["mean"])))
-                for op in ("insert", "cancel", "poll"):
-                    for q in ("p50", "p99.9", "mean"):
-                        rows.append(["W2_floor", str(k), s, op + "_" + q, by[s][op + "_floor"][q]])
-            md.append("")
+            w2_table("**W2, a tick every %d ops, with the machine's interruptions filtered out** (each operation's "
+                     "fastest time over the 3 runs, which replay the same seeded operations; ns)" % k, k, by, floors,
+                     "_floor", "W2_floor")
 
     w3 = tp.get("W3_timeouts", {})
     if w3:
