@@ -829,15 +829,19 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const std::uint32_t target = ahead_base(level);
       const auto moves = static_cast<std::uint32_t>(
           std::min<tick>(live - boundary_burst, detail::ceil_div(waiting, advances_left) + arrived));
+      // put() for a timer that stays pending and goes to the ahead ring: no overflow, no earlier event.
+      detail::bitmap<slots>& ahead = m_ahead[level];
       m_chunks.pop_front(
           m_lists[source], moves, [this](std::uint32_t index) { prefetch_node(index); },
           [&](std::uint32_t index) {
-            const tick deadline = this->m_nodes[index].deadline;
-            put(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
-                                 static_cast<std::uint32_t>(active_levels + level), deadline});
+            const tick slot = (this->m_nodes[index].deadline >> (Bits * level)) & slot_mask;
+            const std::uint32_t list = target + static_cast<std::uint32_t>(slot);
+            this->m_nodes[index].link = m_chunks.push_back(m_lists[list], list, index);
+            ahead.set(slot);
             this->m_instr.cascaded();
             this->m_instr.inspected();
           });
+      m_ahead_used |= tick{1} << level;
       m_spread_left[level] = m_lists[source].live;
       after_removal(source);
       m_next_known = false;
