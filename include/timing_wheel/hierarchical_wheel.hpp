@@ -550,6 +550,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (m_next_known && (!m_next || where.fire < *m_next)) m_next = where.fire;
   }
 
+  // put() for a timer a cascade moves to a lower level: it stays pending, so it goes neither beyond the horizon nor
+  // to an ahead ring, and it is due no earlier than next_expiration() said.
+  void move_down(std::uint32_t index) noexcept {
+    const placement where = locate(this->m_nodes[index].deadline);
+    this->m_nodes[index].link = m_chunks.push_back(m_lists[where.list], where.list, index);
+    m_occupied[where.level].set(where.list & slot_mask);
+    m_levels_used |= tick{1} << where.level;
+  }
+
   void unlink(std::uint32_t index) noexcept {
     const auto& node = this->m_nodes[index];
     if (in_overflow(node.link)) {
@@ -719,7 +728,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_chunks.consume(
         m_lists[list], [this](std::uint32_t index) { prefetch_node(index); },
         [&](std::uint32_t index) {
-          put(index, locate(this->m_nodes[index].deadline));
+          move_down(index);
           this->m_instr.inspected();
           this->m_instr.cascaded();
           ++moved;
