@@ -537,26 +537,24 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (where.list == overflow_id) {
       m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() sets the node's link
     } else {
-      this->m_nodes[index].link = m_chunks.push_back(m_lists[where.list], where.list, index);
-      const std::size_t level = where.level;
-      if (precascades && level >= active_levels) {
-        m_ahead[level - active_levels].set(where.list & slot_mask);
-        m_ahead_used |= tick{1} << (level - active_levels);
-      } else {
-        m_occupied[level].set(where.list & slot_mask);
-        m_levels_used |= tick{1} << level;
-      }
+      append(index, where);
     }
     if (m_next_known && (!m_next || where.fire < *m_next)) m_next = where.fire;
   }
 
-  // put() for a timer a cascade moves to a lower level: it stays pending, so it goes neither beyond the horizon nor
-  // to an ahead ring, and it is due no earlier than next_expiration() said.
-  void move_down(std::uint32_t index) noexcept {
-    const placement where = locate(this->m_nodes[index].deadline);
+  // Adds a timer to a slot list and marks the slot occupied. Alone, without put()'s bookkeeping, for a timer that a
+  // cascade or the spreading moves down a level: it stays pending, so it never goes beyond the horizon and is due no
+  // earlier than the next event already known.
+  void append(std::uint32_t index, placement where) noexcept {
     this->m_nodes[index].link = m_chunks.push_back(m_lists[where.list], where.list, index);
-    m_occupied[where.level].set(where.list & slot_mask);
-    m_levels_used |= tick{1} << where.level;
+    const std::size_t level = where.level;
+    if (precascades && level >= active_levels) {
+      m_ahead[level - active_levels].set(where.list & slot_mask);
+      m_ahead_used |= tick{1} << (level - active_levels);
+    } else {
+      m_occupied[level].set(where.list & slot_mask);
+      m_levels_used |= tick{1} << level;
+    }
   }
 
   void unlink(std::uint32_t index) noexcept {
@@ -728,7 +726,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_chunks.consume(
         m_lists[list], [this](std::uint32_t index) { prefetch_node(index); },
         [&](std::uint32_t index) {
-          move_down(index);
+          append(index, locate(this->m_nodes[index].deadline));
           this->m_instr.inspected();
           this->m_instr.cascaded();
           ++moved;
@@ -838,19 +836,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const std::uint32_t target = ahead_base(level);
       const auto moves = static_cast<std::uint32_t>(
           std::min<tick>(live - boundary_burst, detail::ceil_div(waiting, advances_left) + arrived));
-      // put() for a timer that stays pending and goes to the ahead ring: no overflow, no earlier event.
-      detail::bitmap<slots>& ahead = m_ahead[level];
       m_chunks.pop_front(
           m_lists[source], moves, [this](std::uint32_t index) { prefetch_node(index); },
           [&](std::uint32_t index) {
-            const tick slot = (this->m_nodes[index].deadline >> (Bits * level)) & slot_mask;
-            const std::uint32_t list = target + static_cast<std::uint32_t>(slot);
-            this->m_nodes[index].link = m_chunks.push_back(m_lists[list], list, index);
-            ahead.set(slot);
+            const tick deadline = this->m_nodes[index].deadline;
+            append(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
+                                    static_cast<std::uint32_t>(active_levels + level), deadline});
             this->m_instr.cascaded();
             this->m_instr.inspected();
           });
-      m_ahead_used |= tick{1} << level;
       m_spread_left[level] = m_lists[source].live;
       after_removal(source);
       m_next_known = false;
