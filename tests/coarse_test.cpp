@@ -75,3 +75,26 @@ TEST_CASE("coarse: a delay inside level 0 is exact", "[coarse]") {
   CHECK(fired[1].now == 1064);
   CHECK(fired[2].now == 1072);
 }
+
+TEMPLATE_TEST_CASE("coarse: next_expiration() asked from a callback stays right while overflow timers fire",
+                   "[coarse][overflow]", (hierarchical_wheel<int, 6, 6, precision::coarse>),
+                   (hierarchical_wheel<int, 2, 3, precision::coarse>)) {
+  TestType q;
+  const tick far = tick{1} << 40;  // beyond the reach of both shapes: the overflow store
+  q.insert(far, 1);
+  q.insert(far + 1, 2);
+  q.insert(far + 1, 3);
+  REQUIRE(q.overflow_size() == 3);
+  std::vector<int> fired;
+  q.advance(far << 1, [&](tick, int&& id) {
+    fired.push_back(id);
+    const auto next = q.next_expiration();
+    CHECK(next.has_value() == !q.empty());
+    if (next) CHECK(*next >= q.now());
+    CHECK(q.check_invariants());
+  });
+  CHECK(fired == std::vector<int>{1, 2, 3});
+  CHECK(q.empty());
+  CHECK_FALSE(q.next_expiration().has_value());
+  CHECK(q.check_invariants());
+}

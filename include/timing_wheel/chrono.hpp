@@ -79,7 +79,8 @@ template <class Rep, class Period>
 ///
 /// A clock that steps backwards (a bad clock, a VM migration) fires nothing and loses nothing: the ticks already
 /// passed stay passed, and timers fire once the clock comes back past their time. Time points before the epoch
-/// count as the epoch. Single-threaded, like the queues.
+/// count as the epoch; time points further from the epoch than duration::max() (an epoch near the start of the clock)
+/// fire at a poll at time_point::max(). Single-threaded, like the queues.
 ///
 ///     timing_wheel::timer_service<std::function<void()>> timers;   // 1 ms resolution, steady_clock
 ///     timers.schedule_after(std::chrono::seconds(30), [] { /* idle timeout */ });
@@ -220,7 +221,7 @@ class timer_service {
     if (!next) return std::nullopt;
     const time_point at = time_of(*next);
     if (at <= now) return Resolution::zero();
-    return std::chrono::ceil<Resolution>(at - now);
+    return std::chrono::ceil<Resolution>(distance(now, at).span);
   }
 
   /// Returns: epoll_timeout_ms(time_until_next(now), cap).
@@ -232,13 +233,16 @@ class timer_service {
   /// Effects: fires every timer due at `now`, in order, calling on_fire(T&) or on_fire(time_point due, T&) with
   /// the payload in place (a one-shot payload may be moved from; it is destroyed afterwards). Callbacks may
   /// schedule, cancel and reschedule, their own timer included; what they make due by `now` fires in this poll.
-  /// A `now` whose tick the service has already passed fires nothing. If on_fire throws, its timer counts as fired (a
+  /// A `now` whose tick the service has already passed fires nothing. A poll at time_point::max() fires every
+  /// pending timer: no later poll can come. If on_fire throws, its timer counts as fired (a
   /// periodic one is rearmed first), the exception propagates and the rest stay pending for the next poll. Returns: how
   /// many timers fired. Requires: not called from a callback.
   template <class F>
   requires std::invocable<F&, T&> || std::invocable<F&, time_point, T&> std::size_t poll(time_point now, F&& on_fire) {
     if (now < m_epoch) return 0;
-    const tick to = tick_at_or_before(now);
+    // Nothing comes after the clock's last time point: a poll there fires everything pending (the timers in its
+    // last partial tick, and those a coarse queue rounded up past it), so none waits for a poll that cannot come.
+    const tick to = now == time_point::max() ? UINT64_MAX : tick_at_or_before(now);
     ++m_poll_serial;
     return m_queue.advance(to, [this, &on_fire, to, now](tick at, entry&& fired) {
       if (fired.periodic == detail::not_periodic) {
@@ -270,7 +274,7 @@ class timer_service {
     const auto step = static_cast<std::uint64_t>(m_resolution.count());
     if (at > static_cast<std::uint64_t>(std::numeric_limits<rep>::max()) / step) return time_point::max();
     const Resolution offset(static_cast<rep>(at * step));
-    if (offset > std::chrono::floor<Resolution>(time_point::max() - m_epoch)) return time_point::max();
+    if (offset > std::chrono::floor<Resolution>(distance(m_epoch, time_point::max()).span)) return time_point::max();
     return m_epoch + std::chrono::ceil<duration>(offset);  // never before the tick's true start
   }
 
@@ -371,7 +375,7 @@ class timer_service {
       case missed_period::skip: {
         // The first due + k * period whose tick is after `to`, i.e. strictly after the start of tick `to`.
         const time_point reach = time_of(to);
-        const auto periods = (reach - record.due) / record.period + 1;
+        const auto periods = distance(record.due, reach).span / record.period + 1;
         std::optional<time_point> candidate = add_periods(record.due, record.period, periods);
         while (candidate && tick_at_or_after(*candidate) <= to) candidate = add(*candidate, record.period);
         return candidate;
@@ -389,7 +393,7 @@ class timer_service {
   }
   [[nodiscard]] static std::optional<time_point> add_periods(time_point t, duration period,
                                                              typename duration::rep count) noexcept {
-    if (count > (time_point::max() - t) / period) return std::nullopt;
+    if (count > distance(t, time_point::max()).span / period) return std::nullopt;
     return add(t, period * count);
   }
 
@@ -399,9 +403,30 @@ class timer_service {
     return t + d;
   }
 
+  // to - from for from <= to, saturated at duration::max() (an epoch near the start of the clock and a time point
+  // near its end are further apart than a duration reaches).
+  struct clock_distance {
+    duration span;
+    bool saturated;
+  };
+  [[nodiscard]] static clock_distance distance(time_point from, time_point to) noexcept {
+    if (from.time_since_epoch() < duration::zero() &&
+        to.time_since_epoch() > from.time_since_epoch() + duration::max()) {
+      return {duration::max(), true};
+    }
+    return {to - from, false};
+  }
+
   [[nodiscard]] tick to_tick(time_point when, bool round_up) const noexcept {
     if (when <= m_epoch) return 0;
-    const duration since = when - m_epoch;
+    const clock_distance far = distance(m_epoch, when);
+    // Beyond duration::max() from the epoch: after every tick a poll before time_point::max() reaches, and before
+    // the one it reaches (time_of() answers max() for it), so such a timer fires at a poll at max(), never early.
+    if (far.saturated) return round_up ? units_to_tick(far.span, true) + 1 : units_to_tick(far.span, false);
+    return units_to_tick(far.span, round_up);
+  }
+
+  [[nodiscard]] tick units_to_tick(duration since, bool round_up) const noexcept {
     const Resolution in_units = round_up ? std::chrono::ceil<Resolution>(since) : std::chrono::floor<Resolution>(since);
     const auto count = static_cast<std::uint64_t>(in_units.count());
     const auto step = static_cast<std::uint64_t>(m_resolution.count());

@@ -176,7 +176,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// timer in the slot of its due time and not yet due before now(), the cached next expiration right, counts
   /// adding up). Complexity: O(size() + Slots + capacity()).
   [[nodiscard]] bool check_invariants() const noexcept {
-    if (!this->m_nodes.check_invariants()) return false;
+    if (!this->nodes_hold()) return false;
     std::size_t counted = 0;
     std::optional<tick> smallest;
     for (std::size_t slot = 0; slot < Slots; ++slot) {

@@ -326,7 +326,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// bounds, chunks accounted for, the cached next expiration right, counts adding up).
   /// Complexity: O(size() + Levels * slots + capacity()).
   [[nodiscard]] bool check_invariants() const noexcept {
-    if (!this->m_nodes.check_invariants()) return false;
+    if (!this->nodes_hold()) return false;
     if (m_next_known && m_next != find_next_expiration()) return false;
     if (const event next = next_event(); next.list != none && next.at < m_quiet_until) return false;
     if (!quiet_until_holds()) return false;
@@ -925,6 +925,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     } else {
       const std::uint32_t index = m_overflow.top().node;
       m_overflow.pop(on_move(), this->m_instr);
+      m_next_known = false;  // a callback may have asked next_expiration(), which may be this timer's
       this->m_instr.inspected();
       this->fire_node(index, on_expire);
       return 1;

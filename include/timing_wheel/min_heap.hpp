@@ -149,7 +149,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// A testing aid: true when every internal invariant holds (heap order, positions recorded in the nodes, only live
   /// nodes in the heap, counts adding up). Complexity: O(size() + capacity()).
   [[nodiscard]] bool check_invariants() const noexcept {
-    if (m_heap.size() != this->size() || !this->m_nodes.check_invariants()) return false;
+    if (m_heap.size() != this->size() || !this->nodes_hold()) return false;
     for (std::size_t position = 0; position < m_heap.size(); ++position) {
       const detail::heap_entry& entry = m_heap.at(position);
       const auto& node = this->m_nodes[entry.node];

@@ -19,6 +19,14 @@ using namespace timing_wheel_test;
 namespace {
 constexpr std::size_t max_operations = 2000;
 
+// Queue operations checked over the whole run (the model's own excluded), printed when the fuzzer exits.
+struct checked_operations {
+  std::uint64_t count = 0;
+  ~checked_operations() {
+    std::fprintf(stderr, "checked queue operations: %llu\n", static_cast<unsigned long long>(count));
+  }
+} checked;
+
 tick start_from(std::uint8_t choice, std::uint64_t raw) {
   switch (choice % 4) {
     case 0:
@@ -42,12 +50,14 @@ void check_exact(const std::uint8_t* data, std::size_t size, tick start, const s
   random_run<Q, byte_source> run(start, byte_source(data, size), max_operations, size);
   if (const std::string error = run.run(); !error.empty()) report(typeid(Q).name(), error);
   if (const std::string diff = compare_traces(expected, run.trace()); !diff.empty()) report(typeid(Q).name(), diff);
+  checked.count += run.checked();
 }
 
 template <class Q>
 void check_coarse(const std::uint8_t* data, std::size_t size, tick start) {
   random_run<Q, byte_source> run(start, byte_source(data, size), max_operations, size);
   if (const std::string error = run.run(); !error.empty()) report(typeid(Q).name(), error);
+  checked.count += run.checked();
 }
 
 template <class... Q>

@@ -167,13 +167,19 @@ class random_run {
 
   [[nodiscard]] const std::vector<trace_event>& trace() const noexcept { return m_trace; }
   [[nodiscard]] std::size_t fired() const noexcept { return m_fired; }
+  // Queue operations made and checked (against the model's trace, or the coarse bounds): inserts, cancels,
+  // reschedules, queries, advances, firings.
+  [[nodiscard]] std::size_t checked() const noexcept { return m_checked; }
 
  private:
   static constexpr bool coarse = is_coarse<Q>;
 
   std::string where() const { return std::to_string(m_step) + " (now " + std::to_string(m_queue.now()) + ")"; }
 
-  void record(char kind, std::uint64_t a, std::uint64_t b, std::uint64_t c) { m_trace.push_back({kind, a, b, c}); }
+  void record(char kind, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    m_trace.push_back({kind, a, b, c});
+    ++m_checked;
+  }
 
   void fail(const std::string& what) {
     if (m_error.empty()) m_error = what + " at step " + where();
@@ -216,10 +222,42 @@ class random_run {
     }
   }
 
+  // What a callback sees of its own queue, mid-advance: the queries (recorded, so the model's trace checks them;
+  // coarse wheels are checked against the timers known pending) and, now and then, the internal invariants.
+  void probe(std::uint64_t r) {
+    const std::optional<tick> next = m_queue.next_expiration();
+    const std::size_t size = m_queue.size();
+    ++m_checked;
+    if (m_queue.empty() != (size == 0) || next.has_value() == (size == 0)) {
+      fail("inside a callback: empty(), size() and next_expiration() disagree");
+    }
+    if (next && *next < m_queue.now()) fail("inside a callback: next_expiration() is before now()");
+    if constexpr (coarse) {
+      if (size != m_live.size()) fail("inside a callback: size() disagrees with the timers pending");
+      if (next && !m_by_latest.empty() && *next > m_by_latest.begin()->first) {
+        fail("inside a callback: next_expiration() is after a pending timer's latest fire time");
+      }
+      record('q', size, next.has_value(), 0);
+    } else {
+      record('q', size, next.has_value(), next.value_or(0));
+    }
+    const timer_handle h = pick_handle(r >> 12);
+    const std::uint64_t id = id_of(h);
+    const std::uint64_t* payload = m_queue.get(h);
+    const bool pending = m_queue.pending(h);
+    if ((payload != nullptr) != pending || (payload && *payload != id)) fail("inside a callback: get() and pending()");
+    if constexpr (coarse) {
+      if (pending != m_live.contains(id) && id != UINT64_MAX) fail("inside a callback: pending() is wrong");
+    }
+    record('p', id, pending, m_queue.expiry(h).value_or(0));
+    if ((r >> 40) % 8 == 0 && !invariants_hold(m_queue)) fail("inside a callback: internal invariants broken");
+  }
+
   void react(std::uint64_t id) {
     const std::uint64_t r = mix(id ^ m_salt);
     const tick now = m_queue.now();
-    switch (r % 10) {
+    probe(r);
+    switch (r % 12) {
       case 0:
         schedule(add(now, (r >> 8) % 4));
         break;
@@ -235,9 +273,16 @@ class random_run {
       case 4:
         reschedule(pick_handle(r >> 8), now);
         break;
+      case 5:  // far away: beyond every horizon, up to the end of time
+        schedule(add(now, (r >> 8) << ((r >> 4) % 16)));
+        break;
+      case 6:
+        reschedule(pick_handle(r >> 8), UINT64_MAX - (r >> 20) % 3);
+        break;
       default:
         break;
     }
+    probe(r >> 3);
   }
 
   void cancel(timer_handle h) {
@@ -425,6 +470,7 @@ class random_run {
   std::vector<trace_event> m_trace;
   std::string m_error;
   std::size_t m_fired = 0;
+  std::size_t m_checked = 0;
   tick m_last_fire = 0;
   std::map<std::uint64_t, std::pair<tick, tick>> m_live;  // coarse: id -> (due, latest fire time)
   std::set<std::pair<tick, std::uint64_t>> m_by_latest;

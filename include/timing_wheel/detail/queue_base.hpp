@@ -178,6 +178,9 @@ class queue_base {
     queue.m_now = start;
   }
 
+  // check_invariants() for the slab, from inside a callback too (its node is retired but not yet released).
+  [[nodiscard]] bool nodes_hold() const noexcept { return m_nodes.check_invariants(m_in_callback ? 1 : 0); }
+
   void assert_not_in_callback() const {
     TIMING_WHEEL_ASSERT(!m_in_callback);  // advance, drain and clear may not be called from a callback
   }

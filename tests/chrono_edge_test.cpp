@@ -1,0 +1,162 @@
+// timer_service at the ends of its clock: time_point::min() and max(), saturating schedule_after, epochs near
+// either end, polls at max(), on manual clocks of several reps, periods and resolutions. Every timer fires exactly
+// once and never early, and time_until_next() / timeout_ms() never answer 0 when a poll would fire nothing.
+#include "support/catch.hpp"
+#include "support/random_ops.hpp"
+
+#include <timing_wheel/chrono.hpp>
+#include <timing_wheel/flat_wheel.hpp>
+#include <timing_wheel/min_heap.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <ratio>
+#include <string>
+#include <vector>
+
+using namespace timing_wheel_test;
+
+namespace {
+template <class Rep, class Period>
+struct edge_clock {
+  using rep = Rep;
+  using period = Period;
+  using duration = std::chrono::duration<Rep, Period>;
+  using time_point = std::chrono::time_point<edge_clock>;
+  [[maybe_unused]] static constexpr bool is_steady = true;
+  static inline time_point current{};
+  static time_point now() noexcept { return current; }
+};
+
+template <class U>
+using coarse_queue = timing_wheel::hierarchical_wheel<U, 6, 6, timing_wheel::precision::coarse>;
+template <class U>
+using tiny_coarse_queue = timing_wheel::hierarchical_wheel<U, 2, 3, timing_wheel::precision::coarse>;
+template <class U>
+using flat_queue = timing_wheel::flat_wheel<U, 64>;
+
+// Schedules timers at and near both ends of the clock from several epochs, polls towards max() and at max(), and
+// checks each firing and each answer of time_until_next() against what was scheduled.
+template <class Clock, class Resolution, template <class> class Queue>
+void run_edges(Resolution resolution, std::uint64_t seed) {
+  using service_type = timing_wheel::timer_service<int, Clock, Resolution, Queue>;
+  using time_point = typename Clock::time_point;
+  using duration = typename Clock::duration;
+  const time_point lo = time_point::min();
+  const time_point hi = time_point::max();
+  const duration unit = std::chrono::ceil<duration>(resolution);
+  rng r{seed};
+  // How far max() is from `from`, in clock units, capped at what one duration holds.
+  const auto room = [&](time_point from) {
+    const auto span = static_cast<std::uint64_t>(hi.time_since_epoch().count()) -
+                      static_cast<std::uint64_t>(from.time_since_epoch().count());
+    return std::min<std::uint64_t>(span, static_cast<std::uint64_t>(duration::max().count()));
+  };
+  const std::vector<time_point> epochs = {lo, lo + unit * 3, time_point{}, hi - unit * 5, hi - unit / 2 - duration(1),
+                                          hi};
+  for (const time_point epoch : epochs) {
+    INFO("epoch " << epoch.time_since_epoch().count());
+    Clock::current = epoch;
+    service_type s(epoch, resolution);
+    std::vector<time_point> when;  // by id: the time point it may not fire before
+    std::vector<int> fired_count;
+    const auto at = [&](time_point t) {
+      s.schedule_at(t, static_cast<int>(when.size()));
+      when.push_back(std::max(t, epoch));
+      fired_count.push_back(0);
+    };
+    const auto after = [&](duration d) {
+      const time_point now = Clock::now();
+      const time_point t = d > duration::zero() && now > hi - d   ? hi
+                           : d < duration::zero() && now < lo - d ? lo
+                                                                  : now + d;
+      s.schedule_after(d, static_cast<int>(when.size()));
+      when.push_back(std::max(t, epoch));
+      fired_count.push_back(0);
+    };
+    at(lo);
+    at(hi);
+    at(hi - duration(1));
+    at(epoch);
+    after(duration::max());
+    after(duration::min());
+    after(duration::zero());
+    after(unit);
+    for (int i = 0; i < 20; ++i) {
+      at(epoch + duration(static_cast<typename duration::rep>(r.below(room(epoch)) >> r.below(64))));
+    }
+    const auto poll = [&](time_point now) {
+      Clock::current = now;
+      s.poll(now, [&](int& id) {
+        ++fired_count[static_cast<std::size_t>(id)];
+        CHECK(when[static_cast<std::size_t>(id)] <= now);  // never early
+      });
+      // Whatever was due at `now` has fired: a wait of 0 now would spin.
+      const auto wait = s.time_until_next(now);
+      CHECK(wait.has_value() == !s.empty());
+      if (wait) CHECK(*wait > Resolution::zero());
+      CHECK(s.timeout_ms(now) != 0);
+    };
+    time_point now = epoch;
+    for (int i = 0; i < 30 && now < hi; ++i) {
+      now += duration(static_cast<typename duration::rep>(r.below(room(now)) >> r.below(64) >> 1));
+      poll(now);
+    }
+    poll(hi - duration(1));
+    poll(hi);
+    poll(hi);
+    CHECK(s.empty());
+    CHECK_FALSE(s.time_until_next(hi).has_value());
+    CHECK(s.timeout_ms(hi) == -1);
+    for (std::size_t id = 0; id < fired_count.size(); ++id) {
+      INFO("timer " << id << " due " << when[id].time_since_epoch().count());
+      CHECK(fired_count[id] == 1);
+    }
+  }
+}
+
+template <class Clock, class Resolution>
+void run_edges_on_every_queue(Resolution resolution) {
+  const std::uint64_t seed = seed_or(20261201);
+  INFO("replay with TIMING_WHEEL_SEED=" << seed);
+  run_edges<Clock, Resolution, timing_wheel::detail::default_service_queue>(resolution, seed);
+  run_edges<Clock, Resolution, coarse_queue>(resolution, seed);
+  run_edges<Clock, Resolution, tiny_coarse_queue>(resolution, seed);
+  run_edges<Clock, Resolution, flat_queue>(resolution, seed);
+  run_edges<Clock, Resolution, timing_wheel::min_heap>(resolution, seed);
+}
+}  // namespace
+
+TEST_CASE("timer_service at the ends of a nanosecond clock, 1 ms and 7 ms resolution", "[chrono][edges]") {
+  using clock = edge_clock<std::int64_t, std::nano>;
+  run_edges_on_every_queue<clock>(std::chrono::milliseconds(1));
+  run_edges_on_every_queue<clock>(std::chrono::milliseconds(7));
+}
+
+TEST_CASE("timer_service at the ends of a microsecond clock, 1 us and 1 s resolution", "[chrono][edges]") {
+  using clock = edge_clock<std::int64_t, std::micro>;
+  run_edges_on_every_queue<clock>(std::chrono::microseconds(1));
+  run_edges_on_every_queue<clock>(std::chrono::seconds(1));
+}
+
+TEST_CASE("timer_service at the ends of a 32-bit millisecond clock, 1 ms and 3 s resolution", "[chrono][edges]") {
+  using clock = edge_clock<std::int32_t, std::milli>;
+  run_edges_on_every_queue<clock>(std::chrono::duration<std::int32_t, std::milli>(1));
+  run_edges_on_every_queue<clock>(std::chrono::duration<std::int64_t>(3));
+}
+
+TEST_CASE("timer_service: a timer saturated at the end of the clock fires at a poll there", "[chrono][edges]") {
+  using clock = edge_clock<std::int64_t, std::nano>;
+  const clock::time_point epoch{std::chrono::seconds(1000)};
+  clock::current = epoch;
+  timing_wheel::timer_service<int, clock> s(epoch);
+  const auto h = s.schedule_after(clock::duration::max(), 1);
+  REQUIRE(s.expiry(h) == clock::time_point::max());
+  clock::current = clock::time_point::max();
+  int fired = 0;
+  CHECK(s.poll(clock::now(), [&](int&) { ++fired; }) == 1);
+  CHECK(fired == 1);
+  CHECK(s.empty());
+  CHECK(s.timeout_ms(clock::now()) == -1);
+}
