@@ -40,12 +40,13 @@ struct checksum {
 template <class Q>
 using handle_of = decltype(std::declval<Q&>().insert(tick{}, payload{}));
 
-template <class Q, const char* Name, bool Exact = true, bool Slow = false>
+template <class Q, const char* Name, bool Exact = true, bool Slow = false, bool WalksTicks = false>
 struct structure {
   using type = Q;
   static constexpr std::string_view name = Name;
-  static constexpr bool exact = Exact;  // fires in (due, insertion) order
-  static constexpr bool slow = Slow;    // walks many timers per tick: skipped at the largest sizes
+  static constexpr bool exact = Exact;             // fires in (due, insertion) order
+  static constexpr bool slow = Slow;               // walks many timers per tick: skipped at the largest sizes
+  static constexpr bool walks_ticks = WalksTicks;  // visits every tick of a jump: long jumps skipped
 };
 
 inline constexpr char wheel_name[] = "hierarchical_wheel";
@@ -56,6 +57,8 @@ inline constexpr char pq_name[] = "priority_queue_tombstones";
 inline constexpr char multimap_name[] = "std_multimap";
 inline constexpr char btree_name[] = "absl_btree_map";
 inline constexpr char boost_name[] = "boost_d_ary_heap";
+inline constexpr char lean_heap_name[] = "lean_4ary_heap";
+inline constexpr char textbook_name[] = "textbook_wheel";
 
 using exact_wheel = structure<timing_wheel::hierarchical_wheel<payload>, wheel_name>;
 using coarse_wheel =
@@ -64,6 +67,8 @@ using flat = structure<timing_wheel::flat_wheel<payload, 4096>, flat_name, true,
 using heap = structure<timing_wheel::min_heap<payload>, heap_name>;
 using pq = structure<tombstone_queue<payload>, pq_name>;
 using multimap = structure<multimap_queue<payload>, multimap_name>;
+using lean = structure<lean_heap<payload>, lean_heap_name>;
+using textbook = structure<textbook_wheel<payload>, textbook_name, true, false, true>;
 #if TIMING_WHEEL_BENCH_HAS_ABSL
 using btree = structure<btree_queue<payload>, btree_name>;
 #endif
@@ -76,6 +81,8 @@ template <class F>
 void for_each_structure(F&& f) {
   f.template operator()<exact_wheel>();
   f.template operator()<coarse_wheel>();
+  f.template operator()<lean>();
+  f.template operator()<textbook>();
   f.template operator()<flat>();
   f.template operator()<heap>();
   f.template operator()<pq>();

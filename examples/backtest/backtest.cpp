@@ -9,7 +9,7 @@
 // prints one line: events N timers M order ok events/s X peak-live L
 // where M counts every timer fired (market events and follow-ups), then, with --rss, a line "peak-rss-kb K".
 // Exits 1 if the order check or the count fails. Built in bench/ (timing_wheel_backtest), it also races the
-// benchmark baselines: --queue pq|multimap|btree|boost|flat.
+// benchmark baselines: --queue lean|textbook|pq|multimap|btree|boost|flat.
 #include <timing_wheel/hierarchical_wheel.hpp>
 #include <timing_wheel/min_heap.hpp>
 #ifdef TIMING_WHEEL_BACKTEST_BASELINES
@@ -176,6 +176,10 @@ int main(int argc, char** argv) {
     out = run<bench::tombstone_queue<timer>>(opt);
   } else if (opt.queue == "multimap") {
     out = run<bench::multimap_queue<timer>>(opt);
+  } else if (opt.queue == "lean") {
+    out = run<bench::lean_heap<timer>>(opt);
+  } else if (opt.queue == "textbook") {
+    out = run<bench::textbook_wheel<timer>>(opt);
   } else if (opt.queue == "flat") {
     out = run<timing_wheel::flat_wheel<timer, 4096>>(opt);
 #if TIMING_WHEEL_BENCH_HAS_ABSL
