@@ -414,3 +414,47 @@ TEST_CASE("move-only payloads work one-shot and periodic", "[chrono][payload]") 
   timers.poll(epoch + 3ms, [&](std::unique_ptr<int>& p) { sum += (*p)++; });
   REQUIRE(sum == 1 + 100 + 101 + 102);
 }
+
+TEST_CASE("set_period and set_missed_period change a periodic timer without a new handle", "[chrono][periodic]") {
+  service<timing_wheel::detail::default_service_queue> timers(epoch);
+  const periodic_handle h = timers.schedule_every(10ms, epoch + 10ms, 0);
+  REQUIRE(timers.period(h) == 10ms);
+  // From outside: the next due time stays, the ones after follow the new period.
+  REQUIRE(timers.set_period(h, 25ms));
+  REQUIRE(timers.period(h) == 25ms);
+  REQUIRE(timers.next_due(h) == epoch + 10ms);
+  std::vector<time_point> dues;
+  const auto record = [&](time_point due, int&) { dues.push_back(due); };
+  timers.poll(epoch + 10ms, record);
+  timers.poll(epoch + 35ms, record);
+  REQUIRE(dues == std::vector<time_point>{epoch + 10ms, epoch + 35ms});
+  // From inside its own callback: the next due time already follows the new period.
+  timers.poll(epoch + 60ms, [&](time_point due, int&) {
+    dues.push_back(due);
+    REQUIRE(timers.set_period(h, 5ms));
+  });
+  REQUIRE(timers.next_due(h) == epoch + 65ms);
+  // Bad input changes nothing and says so.
+  REQUIRE_FALSE(timers.set_period(h, 0ms));
+  REQUIRE_FALSE(timers.set_period(h, std::chrono::microseconds(500)));  // shorter than the 1 ms resolution
+  REQUIRE(timers.period(h) == 5ms);
+  REQUIRE_FALSE(timers.set_period(periodic_handle{}, 5ms));
+  REQUIRE_FALSE(timers.set_missed_period(periodic_handle{}, missed_period::burst));
+  REQUIRE_FALSE(timers.period(periodic_handle{}).has_value());
+  // The missed-period policy: skip by default; switched to burst, a late poll fires every missed period.
+  dues.clear();
+  timers.poll(epoch + 86ms, record);  // 65, 70, 75, 80, 85 are due
+  REQUIRE(dues == std::vector<time_point>{epoch + 65ms});
+  REQUIRE(timers.next_due(h) == epoch + 90ms);
+  REQUIRE(timers.set_missed_period(h, missed_period::burst, 100));
+  dues.clear();
+  timers.poll(epoch + 106ms, record);  // 90, 95, 100, 105
+  REQUIRE(dues == std::vector<time_point>{epoch + 90ms, epoch + 95ms, epoch + 100ms, epoch + 105ms});
+  REQUIRE(timers.set_missed_period(h, missed_period::delay));
+  dues.clear();
+  timers.poll(epoch + 123ms, record);  // 110 fires; the period restarts from the poll
+  REQUIRE(dues == std::vector<time_point>{epoch + 110ms});
+  REQUIRE(timers.next_due(h) == epoch + 128ms);
+  REQUIRE(timers.cancel(h));
+  REQUIRE_FALSE(timers.set_period(h, 5ms));
+}

@@ -183,6 +183,34 @@ class timer_service {
     return m_queue.reschedule(record.current, tick_at_or_after(first));
   }
 
+  /// Effects: a periodic timer repeats every `period` from its next rearming on: its next due time stays as it
+  /// is, the ones after follow the new period (from inside its own callback, the next due time already does), as
+  /// libuv's uv_timer_set_repeat. Returns: false, changing nothing, if `handle` is not pending or `period` is
+  /// shorter than the resolution (or not positive).
+  bool set_period(periodic_handle handle, duration period) {
+    if (!pending(handle) || period <= duration::zero() ||
+        period < std::chrono::duration_cast<duration>(std::chrono::ceil<duration>(m_resolution))) {
+      return false;
+    }
+    m_periodic[handle.index].period = period;
+    return true;
+  }
+
+  /// Effects: what a late poll does with this periodic timer's missed periods from now on (see missed_period);
+  /// `burst_limit` is taken as at least 1. Returns: false, changing nothing, if `handle` is not pending.
+  bool set_missed_period(periodic_handle handle, missed_period policy, std::size_t burst_limit = 16) {
+    if (!pending(handle)) return false;
+    m_periodic[handle.index].policy = policy;
+    m_periodic[handle.index].burst_limit = std::max<std::size_t>(burst_limit, 1);
+    return true;
+  }
+
+  /// Returns: a periodic timer's period, or nullopt if not pending.
+  [[nodiscard]] std::optional<duration> period(periodic_handle handle) const noexcept {
+    if (!pending(handle)) return std::nullopt;
+    return m_periodic[handle.index].period;
+  }
+
   /// Returns: whether the one-shot timer is still waiting to fire.
   [[nodiscard]] bool pending(timer_handle handle) const noexcept { return m_queue.pending(handle); }
   /// Returns: whether the periodic timer is still scheduled (true from inside its callback unless it cancelled).

@@ -125,6 +125,12 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
     return m_next;
   }
 
+  /// Returns: the timer that fires next (its handle, deadline and payload in place), or nullopt when empty: the one
+  /// advance(*next_expiration(), f) would call f on first.
+  /// Complexity: next_expiration()'s, plus the timers of its slot.
+  [[nodiscard]] std::optional<timer_view<T>> peek() noexcept { return this->view_of(first_index()); }
+  [[nodiscard]] std::optional<timer_view<const T>> peek() const noexcept { return this->view_of(first_index()); }
+
   /// Effects: fires, in order, every timer due at or before `to`, calling on_expire(deadline, T&&) with now() set
   /// to the timer's due time; then now() == to. Same callback and budget rules as min_heap::advance.
   /// Returns: how many timers fired. Requires: not called from a callback.
@@ -197,6 +203,16 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
 
  private:
   [[nodiscard]] static std::size_t slot_of(tick due) noexcept { return static_cast<std::size_t>(due % Slots); }
+
+  // The first timer of its slot's list due at next_expiration(): the slot fires its list in order.
+  [[nodiscard]] std::uint32_t first_index() const noexcept {
+    const std::optional<tick> next = next_expiration();
+    if (!next) return detail::nil;
+    for (std::uint32_t i = m_slots[slot_of(*next)].head; i != detail::nil; i = this->m_nodes[i].link) {
+      if (this->m_nodes[i].due == *next) return i;
+    }
+    return detail::nil;
+  }
 
   void link(std::uint32_t index, tick deadline) noexcept {
     auto& node = this->m_nodes[index];

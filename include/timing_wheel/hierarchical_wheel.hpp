@@ -225,6 +225,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     return m_next;
   }
 
+  /// Returns: the timer that fires next (its handle, deadline and payload in place), or nullopt when empty: the one
+  /// advance(*next_expiration(), f) would call f on first.
+  /// Complexity: next_expiration()'s, plus the timers of the slots it looks at.
+  [[nodiscard]] std::optional<timer_view<T>> peek() noexcept { return this->view_of(first_index()); }
+  [[nodiscard]] std::optional<timer_view<const T>> peek() const noexcept { return this->view_of(first_index()); }
+
   /// Effects: fires, in order, every timer whose fire time is at or before `to`, calling on_expire(deadline, T&&)
   /// with now() set to the fire time; then now() == to. The callback may insert, cancel and reschedule; timers so
   /// scheduled to fire at or before `to` fire in this call, in order. A `to` before now() fires nothing and changes
@@ -694,6 +700,34 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       }
     }
     return next.at;
+  }
+
+  // The node of the timer that fires next, or nil. Lists fire, cascade and are swapped in front to back, so among
+  // equal due times the first in list order, and the first list in the order find_next_expiration() reads them,
+  // fires first.
+  [[nodiscard]] std::uint32_t first_index() const noexcept {
+    const event next = next_event();
+    if (next.list == none) return detail::nil;
+    if (next.list == overflow_id) return m_overflow.top().node;
+    std::uint32_t found = detail::nil;
+    const auto first_due_at = [&](std::uint32_t list, tick due) {
+      m_chunks.for_each_live(m_lists[list], [&](std::uint32_t index) {
+        if (found == detail::nil && std::max(this->m_nodes[index].deadline, this->m_now) <= due) found = index;
+      });
+    };
+    if constexpr (P == precision::exact) {
+      const tick due = *next_expiration();
+      if (next.list >= boundary_last && next.list <= boundary_first) {
+        const std::size_t level = boundary_first - next.list;
+        first_due_at(ahead_base(level) + static_cast<std::uint32_t>(m_ahead[level].find_first()), due);
+        for_each_waiting(level, next.at, [&](std::uint32_t list, std::size_t, bool) { first_due_at(list, due); });
+        return found;
+      }
+      first_due_at(next.list, due);
+    } else {
+      first_due_at(next.list, UINT64_MAX);
+    }
+    return found;
   }
 
   [[nodiscard]] tick earliest_in(std::uint32_t list) const noexcept {

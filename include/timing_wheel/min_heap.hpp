@@ -99,6 +99,11 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
     return m_heap.top().key;
   }
 
+  /// Returns: the timer that fires next (its handle, deadline and payload in place), or nullopt when empty: the one
+  /// advance(*next_expiration(), f) would call f on first. Complexity: O(1).
+  [[nodiscard]] std::optional<timer_view<T>> peek() noexcept { return this->view_of(first_index()); }
+  [[nodiscard]] std::optional<timer_view<const T>> peek() const noexcept { return this->view_of(first_index()); }
+
   /// Effects: fires, in order, every timer due at or before `to`, calling on_expire(deadline, T&&) with now() set
   /// to the timer's due time; then now() == to. The callback may insert, cancel and reschedule; timers so
   /// scheduled at or before `to` fire in this call. A `to` before now() fires nothing and changes nothing.
@@ -171,6 +176,8 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
       this->m_nodes[index].link = static_cast<std::uint32_t>(position);
     };
   }
+
+  [[nodiscard]] std::uint32_t first_index() const noexcept { return m_heap.empty() ? detail::nil : m_heap.top().node; }
 
   detail::indexed_heap m_heap;
 };

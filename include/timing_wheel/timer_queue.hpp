@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 TIMING_WHEEL_NAMESPACE_BEGIN
 
@@ -26,6 +27,65 @@ struct timer_handle {
   friend constexpr bool operator==(timer_handle, timer_handle) noexcept = default;
 };
 static_assert(sizeof(timer_handle) == 8 && std::is_trivially_copyable_v<timer_handle>);
+
+/// One pending timer as peek() and for_each() show it: its handle, the deadline it was scheduled with (not
+/// rounded), and its payload in place (U is T, or const T for a const queue). Valid until the queue changes.
+template <class U>
+struct timer_view {
+  timer_handle handle;
+  tick deadline;
+  U* payload;
+};
+
+/// Owns one timer of a queue (or of a timer_service, with Handle = periodic_handle for a periodic one) and cancels
+/// it when it goes out of scope, as RAII event objects do. Movable, not copyable; release() gives up ownership and
+/// returns the handle, so the timer stays scheduled. A timer that has fired or been cancelled by other means is
+/// simply not pending: destroying its owner does nothing. Requires: the queue outlives its scoped_timer objects (or
+/// they are released first); the payload's move does not throw (cancel runs in the destructor).
+///
+///     timing_wheel::scoped_timer guard(timers, timers.insert(deadline, "request timeout"));
+///     // ... the request completes before the deadline: guard's destructor cancels the timer.
+template <class Owner, class Handle = timer_handle>
+class scoped_timer {
+ public:
+  scoped_timer() noexcept = default;
+  /// Effects: owns `handle`, a timer of `owner`.
+  scoped_timer(Owner& owner, Handle handle) noexcept : m_owner(&owner), m_handle(handle) {}
+  scoped_timer(const scoped_timer&) = delete;
+  scoped_timer& operator=(const scoped_timer&) = delete;
+  scoped_timer(scoped_timer&& other) noexcept : m_owner(other.m_owner), m_handle(other.release()) {}
+  /// Effects: cancels the timer owned so far (if pending), then takes over `other`'s.
+  scoped_timer& operator=(scoped_timer&& other) noexcept {
+    if (this != &other) {
+      reset();
+      m_owner = other.m_owner;
+      m_handle = other.release();
+    }
+    return *this;
+  }
+  ~scoped_timer() { reset(); }
+
+  /// Effects: cancels the owned timer if it is still pending, and owns nothing.
+  void reset() noexcept {
+    if (m_owner != nullptr && m_owner->pending(m_handle)) static_cast<void>(m_owner->cancel(m_handle));
+    m_owner = nullptr;
+    m_handle = Handle{};
+  }
+  /// Effects: stops owning the timer, which stays scheduled. Returns: its handle.
+  Handle release() noexcept {
+    m_owner = nullptr;
+    return std::exchange(m_handle, Handle{});
+  }
+  /// Returns: the owned handle (a default one when nothing is owned).
+  [[nodiscard]] Handle get() const noexcept { return m_handle; }
+  /// Returns: whether the owned timer is still pending.
+  [[nodiscard]] bool pending() const noexcept { return m_owner != nullptr && m_owner->pending(m_handle); }
+  explicit operator bool() const noexcept { return pending(); }
+
+ private:
+  Owner* m_owner = nullptr;
+  Handle m_handle{};
+};
 
 /// Asks a queue to hold at most `timers` pending timers, with all its storage allocated at construction: it never
 /// allocates afterwards, and try_insert() on a full queue hands the payload back instead of growing.

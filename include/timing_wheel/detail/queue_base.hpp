@@ -55,6 +55,24 @@ class queue_base {
     if (!pending(handle)) return nullptr;
     return std::addressof(m_nodes[handle.index].payload.value);
   }
+  /// Effects: calls f(handle, deadline, payload) for every pending timer, in unspecified order (not fire order),
+  /// the payload as T& (const T& on a const queue). Requires: f does not insert, cancel, reschedule or advance.
+  /// Complexity: O(capacity()).
+  template <class F>
+  void for_each(F&& f) {
+    m_nodes.for_each_live([&](std::uint32_t index) {
+      Node& node = m_nodes[index];
+      std::invoke(f, handle_of(index, node), node.deadline, node.payload.value);
+    });
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    m_nodes.for_each_live([&](std::uint32_t index) {
+      const Node& node = m_nodes[index];
+      std::invoke(f, handle_of(index, node), node.deadline, std::as_const(node.payload.value));
+    });
+  }
+
   /// Returns: how many timers the queue holds without allocating.
   [[nodiscard]] std::size_t capacity() const noexcept { return m_nodes.capacity(); }
   /// Returns: the most timers the queue can hold: its fixed capacity, or the index space (2^32 - 1) when growable.
@@ -93,6 +111,18 @@ class queue_base {
 
   [[nodiscard]] static timer_handle handle_of(std::uint32_t index, const Node& node) noexcept {
     return timer_handle{index, node.generation};
+  }
+
+  // peek() for every queue: the view of node `index` (nil: nothing pending).
+  [[nodiscard]] std::optional<timer_view<T>> view_of(std::uint32_t index) noexcept {
+    if (index == nil) return std::nullopt;
+    Node& node = m_nodes[index];
+    return timer_view<T>{handle_of(index, node), node.deadline, std::addressof(node.payload.value)};
+  }
+  [[nodiscard]] std::optional<timer_view<const T>> view_of(std::uint32_t index) const noexcept {
+    if (index == nil) return std::nullopt;
+    const Node& node = m_nodes[index];
+    return timer_view<const T>{handle_of(index, node), node.deadline, std::addressof(node.payload.value)};
   }
 
   /// A live node holding the payload. Strong guarantee: if allocation or the payload's constructor throws, the

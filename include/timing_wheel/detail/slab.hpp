@@ -159,6 +159,12 @@ class slab {
       if (is_live((*this)[i].generation)) f(i);
     }
   }
+  template <class F>
+  void for_each_live(F&& f) const {
+    for (std::uint32_t i = 0; i < m_used; ++i) {
+      if (is_live((*this)[i].generation)) f(i);
+    }
+  }
 
   /// A testing aid: the free list holds only free nodes, each once, and every node is live, free or parked.
   // `firing`: how many nodes are retired but not yet released (a callback is running on their payload).
