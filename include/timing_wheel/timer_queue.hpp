@@ -32,9 +32,9 @@ static_assert(sizeof(timer_handle) == 8 && std::is_trivially_copyable_v<timer_ha
 /// rounded), and its payload in place (U is T, or const T for a const queue). Valid until the queue changes.
 template <class U>
 struct timer_view {
-  timer_handle handle;
-  tick deadline;
-  U* payload;
+  timer_handle handle{};
+  tick deadline = 0;
+  U* payload = nullptr;
 };
 
 /// Owns one timer of a queue (or of a timer_service, with Handle = periodic_handle for a periodic one) and cancels
