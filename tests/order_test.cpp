@@ -2,6 +2,10 @@
 #include "support/helpers.hpp"
 #include "support/queues.hpp"
 
+#include <timing_wheel/hierarchical_wheel.hpp>
+#include <timing_wheel/min_heap.hpp>
+
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <utility>
@@ -92,4 +96,33 @@ TEMPLATE_TEST_CASE("exact wheels keep due-time and FIFO order through spread cas
     INFO("seed " << seed);
     REQUIRE(clustered_run<TestType>(seed) == -1);
   }
+}
+
+TEMPLATE_TEST_CASE("ties keep their order when the heap's 32-bit sequence numbers run out", "[order][heap]",
+                   timing_wheel::min_heap<int>, (timing_wheel::hierarchical_wheel<int, 2, 3>),
+                   (timing_wheel::hierarchical_wheel<int, 2, 3, timing_wheel::precision::coarse>)) {
+  // Sequence numbers order equal due times; 2^32 - 1 operations in, every entry is numbered afresh. Timers
+  // inserted before, across and after that point, with equal and different due times (beyond the small wheels'
+  // horizon, so they wait in the overflow heap), must fire as if nothing happened.
+  TestType q(0);
+  const tick far = tick{1} << 40;
+  q.set_sequence_for_testing(UINT32_MAX - 6);
+  std::vector<timing_wheel::timer_handle> handles;
+  for (int i = 0; i < 12; ++i) handles.push_back(q.insert(far + static_cast<tick>(i % 3), i));
+  REQUIRE(q.reschedule(handles[0], far + 2));  // a reschedule counts as a new insertion
+  REQUIRE(q.check_invariants());
+  std::vector<int> expected;
+  for (tick due = 0; due < 3; ++due) {
+    for (int i = 1; i < 12; ++i) {
+      if (static_cast<tick>(i % 3) == due) expected.push_back(i);
+    }
+  }
+  expected.push_back(0);
+  std::vector<int> fired;
+  q.advance(far + 8, [&](tick, int&& id) { fired.push_back(id); });
+  if constexpr (is_coarse<TestType>) {  // coarse order is by fire time only
+    std::sort(fired.begin(), fired.end());
+    std::sort(expected.begin(), expected.end());
+  }
+  CHECK(fired == expected);
 }

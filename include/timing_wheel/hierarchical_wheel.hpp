@@ -324,6 +324,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if constexpr (may_overflow) m_overflow.reserve(n);
   }
 
+  /// Test-only: the sequence number the overflow store's next insertion takes (see min_heap).
+  void set_sequence_for_testing(std::uint32_t seq) noexcept { m_overflow.set_sequence_for_testing(seq); }
+
   /// Returns: how many pending timers wait in the overflow store, beyond the horizon.
   [[nodiscard]] std::size_t overflow_size() const noexcept { return m_overflow.size(); }
 

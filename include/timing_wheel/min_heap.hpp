@@ -10,6 +10,7 @@
 #include <optional>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 TIMING_WHEEL_NAMESPACE_BEGIN
 namespace detail {
@@ -49,6 +50,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   explicit min_heap(fixed_capacity capacity, tick start = 0) : base(start) {
     this->m_nodes.fix_capacity(capacity.timers);
     m_heap.reserve(capacity.timers);
+    m_position.assign(capacity.timers, 0);
   }
   min_heap(min_heap&&) noexcept = default;
   min_heap& operator=(min_heap&&) noexcept = default;
@@ -68,6 +70,8 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   template <class... Args>
   timer_handle emplace(tick deadline, Args&&... args) {
     m_heap.make_room();
+    // The next node is a free one or the slab's next unused one: its position slot must exist before it does.
+    if (this->m_nodes.next_is_new() && m_position.size() <= this->m_nodes.used()) grow_positions();
     const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
     m_heap.push(due(deadline), index, on_move(), this->m_instr);
     return base::handle_of(index, this->m_nodes[index]);
@@ -77,9 +81,8 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// cancelled, cleared, default-constructed or stale). Complexity: O(log n).
   std::optional<T> cancel(timer_handle handle) {
     if (!this->pending(handle)) return std::nullopt;
-    return this->cancel_node(handle.index, [this](std::uint32_t index) {
-      m_heap.erase(this->m_nodes[index].link, on_move(), this->m_instr);
-    });
+    return this->cancel_node(
+        handle.index, [this](std::uint32_t index) { m_heap.erase(m_position[index], on_move(), this->m_instr); });
   }
 
   /// Effects: moves a pending timer to `deadline`, as a new insertion (it fires after timers already due at the
@@ -87,9 +90,8 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// Complexity: O(log n).
   bool reschedule(timer_handle handle, tick deadline) noexcept {
     if (!this->pending(handle)) return false;
-    auto& node = this->m_nodes[handle.index];
-    node.deadline = deadline;
-    m_heap.rekey(node.link, due(deadline), on_move(), this->m_instr);
+    this->m_nodes[handle.index].deadline = deadline;
+    m_heap.rekey(m_position[handle.index], due(deadline), on_move(), this->m_instr);
     return true;
   }
 
@@ -129,6 +131,10 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
     return fired;
   }
 
+  /// Test-only: the sequence number (it orders equal due times) the next insert or reschedule takes, to reach the
+  /// renumbering at 2^32 - 1 without that many operations.
+  void set_sequence_for_testing(std::uint32_t seq) noexcept { m_heap.set_sequence_for_testing(seq); }
+
   /// Effects: hands every pending payload to f(deadline, T&&) (or f(T&&)) in fire order and empties the queue;
   /// now() is unchanged. f may not use the queue. If f throws, the timers not yet handed over stay pending and
   /// now() is the due time of the one whose handover threw.
@@ -149,16 +155,17 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   void reserve(std::size_t n) {
     this->m_nodes.reserve(n);
     m_heap.reserve(n);
+    m_position.reserve(n);
   }
 
-  /// A testing aid: true when every internal invariant holds (heap order, positions recorded in the nodes, only live
+  /// A testing aid: true when every internal invariant holds (heap order, positions recorded for the nodes, only live
   /// nodes in the heap, counts adding up). Complexity: O(size() + capacity()).
   [[nodiscard]] bool check_invariants() const noexcept {
     if (m_heap.size() != this->size() || !this->nodes_hold()) return false;
     for (std::size_t position = 0; position < m_heap.size(); ++position) {
       const detail::heap_entry& entry = m_heap.at(position);
       const auto& node = this->m_nodes[entry.node];
-      if (!this->m_nodes.is_live(node.generation) || node.link != position) return false;
+      if (!this->m_nodes.is_live(node.generation) || m_position[entry.node] != position) return false;
       if (entry.key < this->m_now || entry.key < node.deadline) return false;
       if (position > 0 &&
           detail::indexed_heap::before(entry, m_heap.at((position - 1) / detail::indexed_heap::arity))) {
@@ -172,14 +179,20 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   [[nodiscard]] tick due(tick deadline) const noexcept { return deadline > this->m_now ? deadline : this->m_now; }
 
   [[nodiscard]] auto on_move() noexcept {
-    return [this](std::uint32_t index, std::size_t position) {
-      this->m_nodes[index].link = static_cast<std::uint32_t>(position);
-    };
+    return
+        [this](std::uint32_t index, std::size_t position) { m_position[index] = static_cast<std::uint32_t>(position); };
   }
 
   [[nodiscard]] std::uint32_t first_index() const noexcept { return m_heap.empty() ? detail::nil : m_heap.top().node; }
 
+  [[gnu::cold, gnu::noinline]] void grow_positions() {
+    m_position.insert(m_position.end(), std::size_t{this->m_nodes.used()} + 1 - m_position.size(), 0);
+  }
+
   detail::indexed_heap m_heap;
+  // Each node's entry position, by node index: a sift updates it for every entry it moves, and a flat array costs
+  // one store where the slab's node lookup costs several instructions.
+  std::vector<std::uint32_t> m_position;
 };
 
 TIMING_WHEEL_NAMESPACE_END

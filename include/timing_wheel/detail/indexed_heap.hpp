@@ -12,12 +12,13 @@ TIMING_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 // One timer in a heap: its due time, its insertion sequence number (equal due times leave in insertion order) and
-// its slab node. Entries carry their key so sifting compares without touching the nodes.
+// its slab node, in 16 bytes. Entries carry their key so sifting compares without touching the nodes.
 struct heap_entry {
   tick key;
-  std::uint64_t seq;
+  std::uint32_t seq;
   std::uint32_t node;
 };
+static_assert(sizeof(heap_entry) == 16);
 
 // A 4-ary min-heap on (key, seq) that reports every entry's position through `on_move(node, position)`, so that
 // a node can be found in O(1) and removed or re-keyed in O(log n). Four children per parent halve the depth of a
@@ -40,14 +41,17 @@ class indexed_heap {
       grow();
   }
 
-  [[nodiscard]] std::uint64_t next_seq() noexcept { return m_seq++; }
-
   /// Requires make_room() since the last push.
   template <class OnMove, class Count>
   void push(tick key, std::uint32_t node, OnMove&& on_move, Count& counter) noexcept {
-    m_entries.push_back(heap_entry{key, next_seq(), node});
+    m_entries.push_back(heap_entry{key, m_seq++, node});
     sift_up(m_entries.size() - 1, on_move, counter);
+    if (m_seq == UINT32_MAX) [[unlikely]]
+      renumber(on_move);
   }
+
+  /// Test-only: the sequence number the next push or rekey takes, to reach the renumbering without 2^32 pushes.
+  void set_sequence_for_testing(std::uint32_t seq) noexcept { m_seq = seq; }
 
   template <class OnMove, class Count>
   void erase(std::size_t position, OnMove&& on_move, Count& counter) noexcept {
@@ -71,8 +75,10 @@ class indexed_heap {
   void rekey(std::size_t position, tick key, OnMove&& on_move, Count& counter) noexcept {
     heap_entry entry = m_entries[position];
     entry.key = key;
-    entry.seq = next_seq();
+    entry.seq = m_seq++;
     place_and_sift(position, entry, on_move, counter);
+    if (m_seq == UINT32_MAX) [[unlikely]]
+      renumber(on_move);
   }
 
   [[nodiscard]] static bool before(const heap_entry& a, const heap_entry& b) noexcept {
@@ -81,6 +87,18 @@ class indexed_heap {
 
  private:
   [[gnu::cold]] void grow() { m_entries.reserve(std::max<std::size_t>(16, m_entries.capacity() * 2)); }
+
+  // The 32-bit sequence numbers ran out (after 2^32 - 1 pushes and rekeys): the entries are sorted, which keeps
+  // a valid heap and every tie's order, and numbered afresh from 0 by position. O(n log n) once in 2^32 operations.
+  template <class OnMove>
+  [[gnu::cold]] void renumber(OnMove& on_move) noexcept {
+    std::sort(m_entries.begin(), m_entries.end(), before);
+    for (std::size_t position = 0; position < m_entries.size(); ++position) {
+      m_entries[position].seq = static_cast<std::uint32_t>(position);
+      on_move(m_entries[position].node, position);
+    }
+    m_seq = static_cast<std::uint32_t>(m_entries.size());
+  }
 
   template <class OnMove, class Count>
   void place_and_sift(std::size_t position, const heap_entry& entry, OnMove& on_move, Count& counter) noexcept {
@@ -131,7 +149,7 @@ class indexed_heap {
   }
 
   std::vector<heap_entry> m_entries;
-  std::uint64_t m_seq = 0;
+  std::uint32_t m_seq = 0;
 };
 
 }  // namespace detail

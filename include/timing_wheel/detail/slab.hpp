@@ -103,6 +103,8 @@ class slab {
   }
   [[nodiscard]] bool fixed() const noexcept { return m_limit != max_nodes; }
   [[nodiscard]] std::size_t limit() const noexcept { return m_limit; }
+  /// True when acquire() would hand out a node never used before (index used()) rather than a free one.
+  [[nodiscard]] bool next_is_new() const noexcept { return m_free_head == nil; }
   /// True when acquire() would have to grow past a fixed capacity.
   [[nodiscard]] bool full() const noexcept { return m_free_head == nil && m_used >= m_limit; }
 
