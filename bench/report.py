@@ -10,12 +10,16 @@ import json
 import os
 import sys
 
-ORDER = ["hierarchical_wheel", "hierarchical_wheel_coarse", "flat_wheel_4096", "min_heap",
+# Ratios are against BASE, the lean 4-ary heap: what a user writes in an afternoon.
+BASE = "lean_4ary_heap"
+ORDER = ["hierarchical_wheel", "hierarchical_wheel_coarse", "lean_4ary_heap", "textbook_wheel", "flat_wheel_4096",
+         "min_heap",
          "priority_queue_tombstones", "std_multimap", "absl_btree_map", "boost_d_ary_heap"]
-COLOURS = {"hierarchical_wheel": "#1f77b4", "hierarchical_wheel_coarse": "#aec7e8", "flat_wheel_4096": "#ff7f0e",
+COLOURS = {"lean_4ary_heap": "#000000", "textbook_wheel": "#bcbd22", "hierarchical_wheel": "#1f77b4", "hierarchical_wheel_coarse": "#aec7e8", "flat_wheel_4096": "#ff7f0e",
            "min_heap": "#d62728", "priority_queue_tombstones": "#9467bd", "std_multimap": "#8c564b",
            "absl_btree_map": "#2ca02c", "boost_d_ary_heap": "#7f7f7f"}
-BACKTEST_NAMES = {"wheel": "hierarchical_wheel", "heap": "min_heap", "pq": "priority_queue_tombstones",
+BACKTEST_NAMES = {"wheel": "hierarchical_wheel", "heap": "min_heap", "lean": "lean_4ary_heap",
+                  "textbook": "textbook_wheel", "pq": "priority_queue_tombstones",
                   "multimap": "std_multimap", "btree": "absl_btree_map", "boost": "boost_d_ary_heap",
                   "flat": "flat_wheel_4096"}
 
@@ -74,7 +78,7 @@ def main():
     memory = load_jsonl(os.path.join(results, "memory.jsonl"))
     md = []
     rows = []
-    md.append("Machine: %s, %s cores, %s; compiler %s, flags `%s`; %s. Medians of %s; ratios against `min_heap` in "
+    md.append("Machine: %s, %s cores, %s; compiler %s, flags `%s`; %s. Medians of %s; ratios against `" + BASE + "` in "
               "the same run (lower is better unless said)." % (machine["cpu"], machine["cores"], machine["os"],
                                                               machine["compiler"], machine["flags"], machine["date"],
                                                               machine["method"]))
@@ -87,7 +91,7 @@ def main():
             present = [s for s in structures_in(w1) if variant in w1[s]]
             if not present:
                 continue
-            base = w1.get("min_heap", {}).get(variant)
+            base = w1.get(BASE, {}).get(variant)
             md.append("**W1 bulk, %s timers, fired %s** (ns per timer)" % (
                 "{:,}".format(int(size)), "in one advance" if mode == "jump" else "one tick per advance"))
             md.append("")
@@ -137,7 +141,7 @@ def main():
 
     w3 = tp.get("W3_timeouts", {})
     if w3:
-        base = w3.get("min_heap", {}).get("")
+        base = w3.get(BASE, {}).get("")
         md.append("**W3 network timeouts** (10^6 live 30 s timeouts, reschedule a random one per op, 1 ms every 1000 ops)")
         md.append("")
         md.append("| structure | ns per op | bytes per timer (malloc, at the end) |")
@@ -151,7 +155,7 @@ def main():
         md.append("")
 
     if backtest:
-        base = next((b for b in backtest if b["structure"] == "min_heap"), None)
+        base = next((b for b in backtest if b["structure"] == BASE), None)
         md.append("**W4 backtest** (10^7 market events over an hour, 4 follow-ups each, 1 us ticks; one process each; higher events/s is better)")
         md.append("")
         md.append("| structure | events/s | peak RSS |")
@@ -171,7 +175,7 @@ def main():
         md.append("")
         md.append("| structure | 2^10 | 2^20 | 2^30 |")
         md.append("|---|---|---|---|")
-        base = w5.get("min_heap", {})
+        base = w5.get(BASE, {})
         for s in structures_in(w5):
             cells = []
             for k in ("2^10", "2^20", "2^30"):
