@@ -78,10 +78,10 @@ def main():
     memory = load_jsonl(os.path.join(results, "memory.jsonl"))
     md = []
     rows = []
-    md.append("Machine: %s, %s cores, %s; compiler %s, flags `%s`; %s. Medians of %s; ratios against `" + BASE + "` in "
+    md.append("Machine: %s, %s cores, %s; compiler %s, flags `%s`; %s. Medians of %s; ratios against `%s` in "
               "the same run (lower is better unless said)." % (machine["cpu"], machine["cores"], machine["os"],
                                                               machine["compiler"], machine["flags"], machine["date"],
-                                                              machine["method"]))
+                                                              machine["method"], BASE))
     md.append("")
 
     w1 = tp.get("W1_bulk", {})
