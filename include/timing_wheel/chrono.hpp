@@ -125,8 +125,7 @@ class timer_service {
   /// Requires: period >= the resolution (asserted). Returns: a handle valid across firings.
   periodic_handle schedule_every(duration period, time_point first, T value, missed_period policy = missed_period::skip,
                                  std::size_t burst_limit = 16) {
-    TIMING_WHEEL_ASSERT(period >= std::chrono::duration_cast<duration>(std::chrono::ceil<duration>(m_resolution)) &&
-                        period > duration::zero());
+    TIMING_WHEEL_ASSERT(period_fits(period));
     const std::uint32_t index = acquire_record();
     periodic_record& record = m_periodic[index];
     record.due = first;
@@ -188,10 +187,7 @@ class timer_service {
   /// libuv's uv_timer_set_repeat. Returns: false, changing nothing, if `handle` is not pending or `period` is
   /// shorter than the resolution (or not positive).
   bool set_period(periodic_handle handle, duration period) {
-    if (!pending(handle) || period <= duration::zero() ||
-        period < std::chrono::duration_cast<duration>(std::chrono::ceil<duration>(m_resolution))) {
-      return false;
-    }
+    if (!pending(handle) || !period_fits(period)) return false;
     m_periodic[handle.index].period = period;
     return true;
   }
@@ -429,6 +425,12 @@ class timer_service {
     if (d > duration::zero() && t > time_point::max() - d) return time_point::max();
     if (d < duration::zero() && t < time_point::min() - d) return time_point::min();
     return t + d;
+  }
+
+  // A period a periodic timer may have: positive and at least one resolution.
+  [[nodiscard]] bool period_fits(duration period) const noexcept {
+    return period > duration::zero() &&
+           period >= std::chrono::duration_cast<duration>(std::chrono::ceil<duration>(m_resolution));
   }
 
   // to - from for from <= to, saturated at duration::max() (an epoch near the start of the clock and a time point

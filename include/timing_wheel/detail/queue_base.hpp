@@ -60,17 +60,11 @@ class queue_base {
   /// Complexity: O(capacity()).
   template <class F>
   void for_each(F&& f) {
-    m_nodes.for_each_live([&](std::uint32_t index) {
-      Node& node = m_nodes[index];
-      std::invoke(f, handle_of(index, node), node.deadline, node.payload.value);
-    });
+    visit_live(*this, f);
   }
   template <class F>
   void for_each(F&& f) const {
-    m_nodes.for_each_live([&](std::uint32_t index) {
-      const Node& node = m_nodes[index];
-      std::invoke(f, handle_of(index, node), node.deadline, std::as_const(node.payload.value));
-    });
+    visit_live(*this, f);
   }
 
   /// Returns: how many timers the queue holds without allocating.
@@ -206,6 +200,15 @@ class queue_base {
       }
     });
     queue.m_now = start;
+  }
+
+  // for_each() on a mutable or const queue: the payload comes as T& or const T&.
+  template <class Self, class F>
+  static void visit_live(Self& self, F& f) {
+    self.m_nodes.for_each_live([&](std::uint32_t index) {
+      auto& node = self.m_nodes[index];
+      std::invoke(f, handle_of(index, node), node.deadline, node.payload.value);
+    });
   }
 
   // check_invariants() for the slab, from inside a callback too (its node is retired but not yet released).

@@ -156,12 +156,6 @@ class slab {
 
   /// Calls f(index) for every live node, in index order.
   template <class F>
-  void for_each_live(F&& f) {
-    for (std::uint32_t i = 0; i < m_used; ++i) {
-      if (is_live((*this)[i].generation)) f(i);
-    }
-  }
-  template <class F>
   void for_each_live(F&& f) const {
     for (std::uint32_t i = 0; i < m_used; ++i) {
       if (is_live((*this)[i].generation)) f(i);
