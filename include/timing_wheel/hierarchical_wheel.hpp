@@ -479,7 +479,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     return detail::chunk_pool::chunks_needed(timers, list_total);
   }
   // Chunks enough for `timers` live timers, whatever is cancelled or cascaded: put() never allocates.
-  void reserve_chunks(std::size_t timers) { m_chunks.reserve(chunks_needed(timers)); }
+  void reserve_chunks(std::size_t timers) { m_chunks.reserve_for(timers, list_total); }
   // A timer in the overflow store keeps its heap position in `link`, with the offset no list entry has.
   static constexpr std::uint32_t overflow_mark = detail::entries_per_chunk;
   static constexpr std::size_t overflow_limit = detail::chunk_pool::max_chunks;
@@ -495,7 +495,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // Where a timer due at `due` (>= now()) goes.
-  [[nodiscard]] placement locate(tick due) const noexcept {
+  TIMING_WHEEL_HOT [[nodiscard]] placement locate(tick due) const noexcept {
     const tick now = this->m_now;
     if constexpr (P == precision::exact) {
       // The highest base-2^Bits digit in which due and now differ: the timer must wait in that level until now()
@@ -541,7 +541,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
-  void put(std::uint32_t index, placement where) noexcept {
+  TIMING_WHEEL_HOT void put(std::uint32_t index, placement where) noexcept {
     m_quiet_until = 0;  // an earlier event, or a fuller source to spread
     if (where.list == overflow_id) {
       m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() sets the node's link
@@ -554,7 +554,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // Adds a timer to a slot list and marks the slot occupied. Alone, without put()'s bookkeeping, for a timer that a
   // cascade or the spreading moves down a level: it stays pending, so it never goes beyond the horizon and is due no
   // earlier than the next event already known.
-  void append(std::uint32_t index, placement where) noexcept {
+  TIMING_WHEEL_HOT void append(std::uint32_t index, placement where) noexcept {
     this->m_nodes[index].link = m_chunks.push_back(m_lists[where.list], where.list, index);
     const std::size_t level = where.level;
     if (precascades && level >= active_levels) {
@@ -587,7 +587,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     after_removal(list);
   }
 
-  void after_removal(std::uint32_t list) noexcept {
+  TIMING_WHEEL_HOT void after_removal(std::uint32_t list) noexcept {
     detail::chunk_list& entries = m_lists[list];
     if (entries.live == 0) {
       m_chunks.release(entries);
@@ -599,7 +599,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // unlink() for the loops that fire or move a list front to back. Requires: the list holds a timer.
-  std::uint32_t take_front(std::uint32_t list) noexcept {
+  TIMING_WHEEL_HOT std::uint32_t take_front(std::uint32_t list) noexcept {
     const std::uint32_t index = m_chunks.pop_front(m_lists[list]);
     after_removal(list);
     m_next_known = false;  // a callback may have asked next_expiration(), which may be this timer's
@@ -626,7 +626,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (const std::uint32_t index = holder->entries[at]; index != detail::dead_entry) prefetch_node(index);
   }
 
-  void slot_emptied(std::uint32_t list, std::size_t level) noexcept {
+  TIMING_WHEEL_HOT void slot_emptied(std::uint32_t list, std::size_t level) noexcept {
     if (precascades && level >= active_levels) {
       m_ahead[level - active_levels].reset(list & slot_mask);
       if (!m_ahead[level - active_levels].any()) m_ahead_used &= ~(tick{1} << (level - active_levels));

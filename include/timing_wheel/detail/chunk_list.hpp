@@ -3,10 +3,12 @@
 
 #include <timing_wheel/detail/slab.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <utility>
 
@@ -52,9 +54,10 @@ struct chunk_list {
   return position & ((1U << offset_bits) - 1);
 }
 
-// The chunks of every list of one queue. Chunks never move once allocated (blocks double, like the slab's), and
-// the pool is grown only by reserve(): a queue reserves enough for its live timers before it changes anything, so
-// appending, cancelling and cascading never allocate (see chunks_needed()).
+// The chunks of every list of one queue, in one array (and the list each chunk belongs to in a second, two bytes a
+// chunk), so a chunk lookup is one indexed load. The arrays are grown only by reserve(), which moves the chunks to
+// a larger array: a queue reserves enough for its live timers before it changes anything, so appending,
+// cancelling and cascading never allocate (see chunks_needed()) and no chunk moves while a list is being walked.
 class chunk_pool {
  public:
   static constexpr std::uint32_t max_chunks = (1U << (32 - offset_bits)) - 1;  // the last would make nil a position
@@ -72,27 +75,19 @@ class chunk_pool {
   chunk_pool(const chunk_pool&) = delete;
   chunk_pool& operator=(const chunk_pool&) = delete;
   chunk_pool(chunk_pool&& other) noexcept
-      : m_blocks(std::exchange(other.m_blocks, {})),
-        m_owners(std::exchange(other.m_owners, {})),
-        m_block_count(std::exchange(other.m_block_count, 0)),
-        m_first(std::exchange(other.m_first, 0)),
-        m_first_shift(std::exchange(other.m_first_shift, 0)),
-        m_end(std::exchange(other.m_end, 0)),
+      : m_chunks(std::exchange(other.m_chunks, nullptr)),
+        m_owners(std::exchange(other.m_owners, nullptr)),
         m_capacity(std::exchange(other.m_capacity, 0)),
-        m_fresh(std::exchange(other.m_fresh, 0)),
+        m_timers_covered(std::exchange(other.m_timers_covered, 0)),
         m_used(std::exchange(other.m_used, 0)),
         m_free(std::exchange(other.m_free, nil)) {}
   chunk_pool& operator=(chunk_pool&& other) noexcept {
     if (this != &other) {
       release_storage();
-      m_blocks = std::exchange(other.m_blocks, {});
-      m_owners = std::exchange(other.m_owners, {});
-      m_block_count = std::exchange(other.m_block_count, 0);
-      m_first = std::exchange(other.m_first, 0);
-      m_first_shift = std::exchange(other.m_first_shift, 0);
-      m_end = std::exchange(other.m_end, 0);
+      m_chunks = std::exchange(other.m_chunks, nullptr);
+      m_owners = std::exchange(other.m_owners, nullptr);
       m_capacity = std::exchange(other.m_capacity, 0);
-      m_fresh = std::exchange(other.m_fresh, 0);
+      m_timers_covered = std::exchange(other.m_timers_covered, 0);
       m_used = std::exchange(other.m_used, 0);
       m_free = std::exchange(other.m_free, nil);
     }
@@ -100,41 +95,44 @@ class chunk_pool {
   }
   ~chunk_pool() { release_storage(); }
 
-  [[nodiscard]] entry_chunk& operator[](std::uint32_t chunk) noexcept {
-    if (chunk < m_first) return m_blocks[0][chunk];
-    const unsigned block = block_of(chunk);
-    return m_blocks[block][chunk - block_start(block)];
-  }
-  [[nodiscard]] const entry_chunk& operator[](std::uint32_t chunk) const noexcept {
-    return const_cast<chunk_pool&>(*this)[chunk];  // NOLINT(cppcoreguidelines-pro-type-const-cast): one lookup
-  }
+  [[nodiscard]] entry_chunk& operator[](std::uint32_t chunk) noexcept { return m_chunks[chunk]; }
+  [[nodiscard]] const entry_chunk& operator[](std::uint32_t chunk) const noexcept { return m_chunks[chunk]; }
   [[nodiscard]] std::uint32_t& entry(std::uint32_t position) noexcept {
-    return (*this)[chunk_of(position)].entries[offset_of(position)];
+    return m_chunks[chunk_of(position)].entries[offset_of(position)];
   }
   [[nodiscard]] std::uint32_t entry(std::uint32_t position) const noexcept {
-    return (*this)[chunk_of(position)].entries[offset_of(position)];
+    return m_chunks[chunk_of(position)].entries[offset_of(position)];
   }
-  [[nodiscard]] std::uint32_t owner(std::uint32_t position) const noexcept {
-    return const_cast<chunk_pool&>(*this).owner_of(
-        chunk_of(position));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
-  }
+  [[nodiscard]] std::uint32_t owner(std::uint32_t position) const noexcept { return m_owners[chunk_of(position)]; }
   // Chunks ever handed out (in lists or on the free list).
   [[nodiscard]] std::uint32_t used() const noexcept { return m_used; }
+  // Chunks allocated.
+  [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
 
   /// Makes room for `chunks` chunks in all. Strong guarantee: throws bad_alloc and changes nothing.
   void reserve(std::size_t chunks) {
     if (chunks > m_capacity) grow(chunks);
   }
 
+  /// Makes room for `timers` live entries over `lists` lists (chunks_needed()). Strong guarantee.
+  void reserve_for(std::size_t timers, std::size_t lists) {
+    if (timers <= m_timers_covered) return;
+    reserve(chunks_needed(timers, lists));
+    // The most live entries the chunks now allocated cover, so that the next calls return at the first test.
+    const std::size_t spare = m_capacity - std::min(m_capacity, 3 * (lists + 1));
+    std::size_t covered = spare * entries_per_chunk / (dead_per_live + 1);
+    while (covered > 0 && chunks_needed(covered, lists) > m_capacity) --covered;
+    m_timers_covered = std::max(covered, timers);
+  }
+
   /// Every chunk becomes free again; the memory stays.
   void reset() noexcept {
-    m_fresh = 0;
     m_used = 0;
     m_free = nil;
   }
 
   /// Appends `value` to `list` (whose id is `id`). Returns: its position. Requires: a free chunk if the last is full.
-  std::uint32_t push_back(chunk_list& list, std::uint32_t id, std::uint32_t value) noexcept {
+  TIMING_WHEEL_HOT std::uint32_t push_back(chunk_list& list, std::uint32_t id, std::uint32_t value) noexcept {
     if (list.front == nil) {
       list.front = list.back = acquire(id) << offset_bits;
     } else if (offset_of(list.back) == entries_per_chunk) {
@@ -159,7 +157,7 @@ class chunk_pool {
 
   /// Removes and returns the first live entry, dropping the dead ones before it and freeing the chunks it leaves.
   /// Requires: list.live > 0. The list may be left crowded or holding only dead entries (then: release()).
-  std::uint32_t pop_front(chunk_list& list) noexcept {
+  TIMING_WHEEL_HOT std::uint32_t pop_front(chunk_list& list) noexcept {
     for (;;) {
       const std::uint32_t position = list.front;
       const std::uint32_t value = entry(position);
@@ -233,7 +231,7 @@ class chunk_pool {
   }
 
   /// Marks the entry at `position` of `list` dead.
-  void kill(chunk_list& list, std::uint32_t position) noexcept {
+  TIMING_WHEEL_HOT void kill(chunk_list& list, std::uint32_t position) noexcept {
     entry(position) = dead_entry;
     --list.live;
     ++list.dead;
@@ -370,114 +368,75 @@ class chunk_pool {
   }
 
  private:
-  std::uint32_t acquire(std::uint32_t owner) noexcept {
+  TIMING_WHEEL_HOT std::uint32_t acquire(std::uint32_t owner) noexcept {
     std::uint32_t chunk = m_free;
     if (chunk != nil) {
-      m_free = (*this)[chunk].next;
+      m_free = m_chunks[chunk].next;
     } else {
       // The queue reserves chunks_needed() before it holds more timers, so this cannot run out; if it ever did,
       // stopping beats writing past the pool (on even with NDEBUG, and noexcept like its callers).
-      if (m_fresh == m_first) m_fresh = std::max(m_fresh, std::uint32_t{1} << m_first_shift);  // skip the gap
-      if (m_fresh >= m_end) [[unlikely]]
+      if (m_used >= m_capacity) [[unlikely]]
         assertion_failed("chunk pool exhausted", __FILE__, __LINE__);
-      chunk = m_fresh++;
-      ++m_used;
+      chunk = m_used++;
     }
-    (*this)[chunk].next = nil;
-    owner_of(chunk) = static_cast<std::uint16_t>(owner);
+    m_chunks[chunk].next = nil;
+    m_owners[chunk] = static_cast<std::uint16_t>(owner);
     return chunk;
   }
 
-  // Block 0 holds chunks [0, m_first), exactly what was first asked for; block k >= 1 holds
-  // [2^(s + k - 1), 2^(s + k)) with 2^s the power of two at or above m_first (the indices between are never used).
-  [[nodiscard]] std::uint32_t block_start(unsigned block) const noexcept {
-    return std::uint32_t{1} << (m_first_shift + block - 1);
-  }
-  [[nodiscard]] unsigned block_of(std::uint32_t chunk) const noexcept {
-    return static_cast<unsigned>(std::bit_width(chunk >> m_first_shift));
-  }
-
-  [[nodiscard]] std::uint16_t& owner_of(std::uint32_t chunk) noexcept {
-    if (chunk < m_first) return m_owners[0][chunk];
-    const unsigned block = block_of(chunk);
-    return m_owners[block][chunk - block_start(block)];
-  }
-
   void free_chunk(std::uint32_t chunk) noexcept {
-    (*this)[chunk].next = m_free;
+    m_chunks[chunk].next = m_free;
     m_free = chunk;
   }
 
+  // Moves the chunks to arrays of at least `chunks` (doubling, so growing one timer at a time is amortised O(1)).
+  // Strong guarantee: throws bad_alloc and changes nothing.
   [[gnu::cold]] void grow(std::size_t chunks) {
     if (chunks > max_chunks) throw_bad_alloc();
-    std::array<entry_chunk*, 33> fresh{};
-    std::array<std::size_t, 33> sizes{};
-    std::size_t block_count = m_block_count;
-    std::size_t capacity = m_capacity;
-    std::size_t first = m_first;
-    unsigned first_shift = m_first_shift;
-    std::size_t end = m_end;
-    // The first block is what was asked for (at least 64 chunks); each later one at least doubles the capacity.
-    while (capacity < chunks) {
-      std::size_t size = 0;
-      if (block_count == 0) {
-        size = std::max<std::size_t>(chunks, 64);
-        first = size;
-        first_shift = static_cast<unsigned>(std::bit_width(size - 1));
-        end = size;
-      } else {
-        size = std::size_t{1} << (first_shift + block_count - 1);
-        end = std::size_t{1} << (first_shift + block_count);
-      }
-      // One allocation holds the block's chunks, then their owners.
-      void* memory = end > std::size_t{max_chunks} + 1
-                         ? nullptr
-                         : ::operator new (size*(sizeof(entry_chunk) + sizeof(std::uint16_t)),
-                                           std::align_val_t{alignof(entry_chunk)}, std::nothrow);
-      if (memory == nullptr) {
-        for (std::size_t k = m_block_count; k < block_count; ++k) free_block(fresh[k]);
-        throw_bad_alloc();
-      }
-      sizes[block_count] = size;
-      fresh[block_count++] = static_cast<entry_chunk*>(memory);
-      capacity += size;
+    const std::size_t capacity = std::min<std::size_t>(std::max({chunks, 2 * m_capacity, std::size_t{64}}), max_chunks);
+    void* memory =
+        ::operator new (capacity * sizeof(entry_chunk), std::align_val_t{alignof(entry_chunk)}, std::nothrow);
+    if (memory == nullptr) throw_bad_alloc();
+    auto* owners = static_cast<std::uint16_t*>(::operator new(capacity * sizeof(std::uint16_t), std::nothrow));
+    if (owners == nullptr) {
+      free_chunks(static_cast<entry_chunk*>(memory));
+      throw_bad_alloc();
     }
-    for (std::size_t k = m_block_count; k < block_count; ++k) {
-      m_blocks[k] = fresh[k];
-      m_owners[k] = reinterpret_cast<std::uint16_t*>(fresh[k] + sizes[k]);  // NOLINT: the block's tail, by design
+    auto* fresh = static_cast<entry_chunk*>(memory);
+    if (m_used > 0) {
+      std::memcpy(static_cast<void*>(fresh), m_chunks, std::size_t{m_used} * sizeof(entry_chunk));
+      std::memcpy(owners, m_owners, std::size_t{m_used} * sizeof(std::uint16_t));
     }
-    m_block_count = block_count;
-    m_first = static_cast<std::uint32_t>(first);
-    m_first_shift = first_shift;
-    m_end = static_cast<std::uint32_t>(std::min<std::size_t>(end, max_chunks));
+    release_arrays();
+    m_chunks = fresh;
+    m_owners = owners;
     m_capacity = capacity;
   }
 
-  static void free_block(entry_chunk* block) noexcept {
-    ::operator delete (block, std::align_val_t{alignof(entry_chunk)});
+  static void free_chunks(entry_chunk* chunks) noexcept {
+    ::operator delete (chunks, std::align_val_t{alignof(entry_chunk)});
+  }
+
+  void release_arrays() noexcept {
+    if (m_chunks != nullptr) free_chunks(m_chunks);
+    ::operator delete(m_owners);
+    m_chunks = nullptr;
+    m_owners = nullptr;
   }
 
   void release_storage() noexcept {
-    for (std::size_t k = 0; k < m_block_count; ++k) free_block(m_blocks[k]);
-    m_block_count = 0;
-    m_first = 0;
-    m_first_shift = 0;
-    m_end = 0;
+    release_arrays();
     m_capacity = 0;
-    m_fresh = 0;
+    m_timers_covered = 0;
     m_used = 0;
     m_free = nil;
   }
 
-  std::array<entry_chunk*, 33> m_blocks{};
-  std::array<std::uint16_t*, 33> m_owners{};  // the list each chunk belongs to, at the end of its block
-  std::size_t m_block_count = 0;
-  std::uint32_t m_first = 0;   // chunks in block 0
-  unsigned m_first_shift = 0;  // see block_start()
-  std::uint32_t m_end = 0;     // one past the last chunk index allocated
-  std::size_t m_capacity = 0;  // chunks allocated
-  std::uint32_t m_fresh = 0;   // the next never-used chunk index
-  std::uint32_t m_used = 0;    // chunks ever handed out (in lists or free)
+  entry_chunk* m_chunks = nullptr;
+  std::uint16_t* m_owners = nullptr;  // the list each chunk belongs to
+  std::size_t m_capacity = 0;         // chunks allocated
+  std::size_t m_timers_covered = 0;   // live entries reserve_for() last found room for
+  std::uint32_t m_used = 0;           // chunks ever handed out (in lists or free)
   std::uint32_t m_free = nil;
 };
 

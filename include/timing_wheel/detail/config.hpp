@@ -32,6 +32,14 @@
 #define TIMING_WHEEL_HAS_EXCEPTIONS 0
 #endif
 
+// The few small steps every insert, fire and cascade takes: inlined whatever the compiler's budget says, so that
+// adding a caller elsewhere does not move them out of line (g++ did, and the backtest then ran 4% more instructions).
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMING_WHEEL_HOT [[gnu::always_inline]]
+#else
+#define TIMING_WHEEL_HOT
+#endif
+
 TIMING_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
