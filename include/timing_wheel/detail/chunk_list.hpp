@@ -64,11 +64,13 @@ class chunk_pool {
 
   // Chunks enough for `timers` live entries spread over `lists` lists, each holding at most
   // max(dead_per_live * live, 14) dead entries, plus one chain being emptied by a cascade: a list of e entries spans
-  // at most e / 15 + 2 chunks, so a list of `live` live entries at most (dead_per_live + 1) * live / 15 + 3. A
-  // timer a cascade has moved counts in its new list, which it fills by one entry, not dead_per_live + 1; that
-  // slack covers the dead entries still in the chain.
+  // at most e / 15 + 2 chunks, so a list of `live` live entries at most (dead_per_live + 1) * live / 15 + 3. Only
+  // lists holding a live entry hold chunks (an emptied list gives its chunks back), and there are at most `timers`
+  // of those. A timer a cascade has moved counts in its new list, which it fills by one entry, not
+  // dead_per_live + 1; that slack covers the dead entries still in the chain.
   [[nodiscard]] static constexpr std::size_t chunks_needed(std::size_t timers, std::size_t lists) noexcept {
-    return ((dead_per_live + 1) * timers + entries_per_chunk - 1) / entries_per_chunk + 3 * (lists + 1);
+    return ((dead_per_live + 1) * timers + entries_per_chunk - 1) / entries_per_chunk +
+           3 * (std::min(lists, timers) + 1);
   }
 
   chunk_pool() noexcept = default;
@@ -118,10 +120,14 @@ class chunk_pool {
   void reserve_for(std::size_t timers, std::size_t lists) {
     if (timers <= m_timers_covered) return;
     reserve(chunks_needed(timers, lists));
-    // The most live entries the chunks now allocated cover, so that the next calls return at the first test.
-    const std::size_t spare = m_capacity - std::min(m_capacity, 3 * (lists + 1));
-    std::size_t covered = spare * entries_per_chunk / (dead_per_live + 1);
-    while (covered > 0 && chunks_needed(covered, lists) > m_capacity) --covered;
+    // The most live entries the chunks now allocated cover (chunks_needed() grows with `timers`), so that the next
+    // calls return at the first test.
+    std::size_t covered = timers;
+    std::size_t beyond = m_capacity * entries_per_chunk / (dead_per_live + 1) + 1;  // chunks_needed(beyond) > capacity
+    while (beyond - covered > 1) {
+      const std::size_t middle = covered + (beyond - covered) / 2;
+      (chunks_needed(middle, lists) <= m_capacity ? covered : beyond) = middle;
+    }
     m_timers_covered = std::max(covered, timers);
   }
 

@@ -28,11 +28,13 @@ union payload_slot {
   T value;
 };
 
-// Nodes addressed by a 32-bit index, stored in chunks that never move (a callback may hold a payload while the slab
-// grows). Chunk k holds 2^(first_chunk_bits + k) nodes, so a small queue stays small and 2^32 indices need 27 chunks.
+// Nodes addressed by a 32-bit index, stored in chunks of 2^chunk_bits nodes that never move (a callback may hold a
+// payload while the slab grows): node i is entry i % 2^chunk_bits of chunk i / 2^chunk_bits, found through a table
+// of chunk addresses, so a lookup is a shift, a load and a mask. Storage comes in blocks that double the capacity,
+// each cut into chunks; only the table moves when it grows.
 //
 // Node requirements: default-constructible, trivially destructible apart from its payload_slot, with members
-// `std::uint32_t generation` and `std::uint32_t link` (the free-list link while the node is free).
+// `std::uint32_t generation` and `std::uint32_t link` (the free-list link while free).
 //
 // Generations: a free node's generation is even, a live one's odd. acquire() and retire() each add one, so a handle
 // (index, odd generation) stops matching the moment its timer is retired, and a default handle (generation 0) never
@@ -41,8 +43,9 @@ union payload_slot {
 // generation wraps only after 2^31 * capacity reuses of the whole slab, and then starts again at 1.
 template <class Node>
 class slab {
-  static constexpr unsigned first_chunk_bits = 6;
-  static constexpr std::size_t max_chunks = 33 - first_chunk_bits;
+  static constexpr unsigned chunk_bits = 8;
+  static constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
+  static constexpr std::size_t max_blocks = 40;  // doubling from one chunk reaches 2^32 nodes in 25 blocks
 
  public:
   static constexpr std::size_t max_nodes = nil;  // index nil means "no node"
@@ -51,9 +54,10 @@ class slab {
   slab(const slab&) = delete;
   slab& operator=(const slab&) = delete;
   slab(slab&& other) noexcept
-      : m_chunks(std::exchange(other.m_chunks, {})),
-        m_chunk_count(std::exchange(other.m_chunk_count, 0)),
-        m_block_chunks(std::exchange(other.m_block_chunks, 0)),
+      : m_table(std::exchange(other.m_table, nullptr)),
+        m_blocks(std::exchange(other.m_blocks, {})),
+        m_block_count(std::exchange(other.m_block_count, 0)),
+        m_table_size(std::exchange(other.m_table_size, 0)),
         m_capacity(std::exchange(other.m_capacity, 0)),
         m_used(std::exchange(other.m_used, 0)),
         m_free_head(std::exchange(other.m_free_head, nil)),
@@ -62,9 +66,10 @@ class slab {
   slab& operator=(slab&& other) noexcept {
     if (this != &other) {
       release_storage();
-      m_chunks = std::exchange(other.m_chunks, {});
-      m_chunk_count = std::exchange(other.m_chunk_count, 0);
-      m_block_chunks = std::exchange(other.m_block_chunks, 0);
+      m_table = std::exchange(other.m_table, nullptr);
+      m_blocks = std::exchange(other.m_blocks, {});
+      m_block_count = std::exchange(other.m_block_count, 0);
+      m_table_size = std::exchange(other.m_table_size, 0);
       m_capacity = std::exchange(other.m_capacity, 0);
       m_used = std::exchange(other.m_used, 0);
       m_free_head = std::exchange(other.m_free_head, nil);
@@ -75,20 +80,16 @@ class slab {
   }
   ~slab() { release_storage(); }
 
-  // Branch-free: the chunks of the first block point into it, so one formula serves every index. (A test for the
-  // first block mispredicts once a grown slab's indices mix, and g++ then moves the rest out of line.)
-  [[nodiscard]] Node& operator[](std::uint32_t index) noexcept {
-    const std::uint64_t shifted = std::uint64_t{index} + (std::uint64_t{1} << first_chunk_bits);
-    const auto top = static_cast<unsigned>(std::bit_width(shifted)) - 1;
-    return m_chunks[top - first_chunk_bits][shifted - (std::uint64_t{1} << top)];
+  TIMING_WHEEL_HOT [[nodiscard]] Node& operator[](std::uint32_t index) noexcept {
+    return m_table[index >> chunk_bits][index & (chunk_size - 1)];
   }
-  [[nodiscard]] const Node& operator[](std::uint32_t index) const noexcept {
-    return const_cast<slab&>(*this)[index];  // NOLINT(cppcoreguidelines-pro-type-const-cast): one lookup, two views
+  TIMING_WHEEL_HOT [[nodiscard]] const Node& operator[](std::uint32_t index) const noexcept {
+    return m_table[index >> chunk_bits][index & (chunk_size - 1)];
   }
 
   /// Nodes ever handed out (free or live); every index below it names a constructed node.
   [[nodiscard]] std::uint32_t used() const noexcept { return m_used; }
-  [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return std::min<std::size_t>(m_capacity, max_nodes); }
   [[nodiscard]] static bool is_live(std::uint32_t generation) noexcept { return (generation & 1U) != 0; }
 
   /// True when `index` names a node whose generation is `generation` and that node is live.
@@ -191,57 +192,57 @@ class slab {
   }
 
  private:
+  // One more block, of at least `nodes - capacity` nodes and at least the capacity so far (so growing one node at
+  // a time is amortised O(1)), in whole chunks. Strong guarantee: throws bad_alloc and changes nothing.
   [[gnu::cold]] void grow(std::size_t nodes) {
-    if (nodes > max_nodes) throw_bad_alloc();
-    std::size_t chunk_count = m_chunk_count;
-    std::size_t capacity = m_capacity;
-    std::array<Node*, max_chunks> fresh{};
-    if (m_chunk_count == 0) {
-      // The first allocation (the first insert, reserve() or a fixed capacity) makes the chunks it needs as one
-      // block, laid out as consecutive chunks would be: every index in it is then a plain array access.
-      while (capacity < nodes) capacity += std::size_t{1} << (chunk_count++ + first_chunk_bits);
-      void* memory = ::operator new (capacity * sizeof(Node), std::align_val_t{alignof(Node)}, std::nothrow);
-      if (memory == nullptr) throw_bad_alloc();
-      auto* block = static_cast<Node*>(memory);
-      for (std::size_t k = 0; k < chunk_count; ++k) {
-        fresh[k] = block + ((std::size_t{1} << (k + first_chunk_bits)) - (std::size_t{1} << first_chunk_bits));
-      }
-      m_block_chunks = chunk_count;
+    if (nodes > max_nodes || m_block_count == max_blocks) throw_bad_alloc();
+    std::size_t size = std::max(nodes - m_capacity, m_capacity);
+    size = (size + chunk_size - 1) / chunk_size * chunk_size;
+    const std::size_t chunks = size / chunk_size;
+    const std::size_t table_size = m_capacity / chunk_size + chunks;
+    Node** table = m_table;
+    if (table_size > m_table_size) {
+      const std::size_t grown = std::max(table_size, 2 * m_table_size);
+      table = static_cast<Node**>(::operator new(grown * sizeof(Node*), std::nothrow));
+      if (table == nullptr) throw_bad_alloc();
+      if (m_table != nullptr) std::copy(m_table, m_table + m_capacity / chunk_size, table);
     }
-    // Allocate every further chunk first, then publish: a failure leaves the slab as it was.
-    while (capacity < nodes) {
-      const std::size_t size = std::size_t{1} << (chunk_count + first_chunk_bits);
-      void* memory = ::operator new (size * sizeof(Node), std::align_val_t{alignof(Node)}, std::nothrow);
-      if (memory == nullptr) {
-        for (std::size_t k = m_chunk_count; k < chunk_count; ++k) free_chunk(fresh[k]);
-        throw_bad_alloc();
-      }
-      fresh[chunk_count++] = static_cast<Node*>(memory);
-      capacity += size;
+    void* memory = ::operator new (size * sizeof(Node), std::align_val_t{alignof(Node)}, std::nothrow);
+    if (memory == nullptr) {
+      if (table != m_table) ::operator delete(table);
+      throw_bad_alloc();
     }
-    for (std::size_t k = m_chunk_count; k < chunk_count; ++k) m_chunks[k] = fresh[k];
-    m_chunk_count = chunk_count;
-    m_capacity = std::min<std::size_t>(capacity, max_nodes);
+    auto* block = static_cast<Node*>(memory);
+    for (std::size_t k = 0; k < chunks; ++k) table[m_capacity / chunk_size + k] = block + k * chunk_size;
+    if (table != m_table) {
+      ::operator delete(m_table);
+      m_table = table;
+      m_table_size = std::max(table_size, 2 * m_table_size);
+    }
+    m_blocks[m_block_count++] = block;
+    m_capacity += size;
   }
 
-  static void free_chunk(Node* chunk) noexcept { ::operator delete (chunk, std::align_val_t{alignof(Node)}); }
-
   void release_storage() noexcept {
-    for (std::size_t k = 0; k < m_chunk_count; ++k) {
-      if (k == 0 || k >= m_block_chunks) free_chunk(m_chunks[k]);  // chunks 1 .. m_block_chunks-1 live in chunk 0's
+    for (std::size_t k = 0; k < m_block_count; ++k) {
+      ::operator delete (m_blocks[k], std::align_val_t{alignof(Node)});
     }
-    m_chunk_count = 0;
-    m_block_chunks = 0;
+    ::operator delete(m_table);
+    m_table = nullptr;
+    m_blocks = {};
+    m_block_count = 0;
+    m_table_size = 0;
     m_capacity = 0;
     m_used = 0;
     m_free_head = nil;
     m_free_tail = nil;
   }
 
-  std::array<Node*, max_chunks> m_chunks{};
-  std::size_t m_chunk_count = 0;
-  std::size_t m_block_chunks = 0;  // chunks 0 .. m_block_chunks-1 are one allocation, starting at m_chunks[0]
-  std::size_t m_capacity = 0;
+  Node** m_table = nullptr;                  // chunk k of the nodes starts at m_table[k]
+  std::array<Node*, max_blocks> m_blocks{};  // the allocations the chunks were cut from
+  std::size_t m_block_count = 0;
+  std::size_t m_table_size = 0;  // entries m_table has room for
+  std::size_t m_capacity = 0;    // nodes allocated (a multiple of chunk_size)
   std::uint32_t m_used = 0;
   std::uint32_t m_free_head = nil;
   std::uint32_t m_free_tail = nil;
