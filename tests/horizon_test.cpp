@@ -9,14 +9,17 @@ using timing_wheel::hierarchical_wheel;
 using timing_wheel::precision;
 using timing_wheel::tick;
 
-static_assert(hierarchical_wheel<int>::slots == 64);
-static_assert(hierarchical_wheel<int>::horizon == tick{1} << 36);
+static_assert(hierarchical_wheel<int>::slots == 256);
+static_assert(hierarchical_wheel<int>::horizon == UINT64_MAX);  // the default covers every tick
+static_assert(hierarchical_wheel<int, 6, 6>::slots == 64);
+static_assert(hierarchical_wheel<int, 6, 6>::horizon == tick{1} << 36);
 static_assert(hierarchical_wheel<int, 16, 4>::horizon == UINT64_MAX);
 static_assert(hierarchical_wheel<int, 11, 6>::horizon == UINT64_MAX);
 static_assert(hierarchical_wheel<int, 11, 6>::active_levels == 11);
 static_assert(hierarchical_wheel<int, 20, 6>::active_levels == 11);  // levels past bit 63 are not built
 static_assert(hierarchical_wheel<int, 2, 3>::horizon == 64);
-static_assert(hierarchical_wheel<int>::granule(0) == 1 && hierarchical_wheel<int>::granule(2) == 4096);
+static_assert(hierarchical_wheel<int, 6, 6>::granule(0) == 1 && hierarchical_wheel<int, 6, 6>::granule(2) == 4096);
+static_assert(hierarchical_wheel<int>::granule(2) == 65536);
 static_assert(hierarchical_wheel<int, 6, 6, precision::coarse>::granule(2) == 64);  // 8x per level
 static_assert(hierarchical_wheel<int, 6, 6, precision::coarse>::horizon == tick{62} << 15);
 

@@ -36,9 +36,9 @@ TEST_CASE("the default policy counts nothing and takes no space", "[instrumentat
   STATIC_REQUIRE(timing_wheel::instrumentation_policy<counting_instrumentation>);
   // [[no_unique_address]]: a counting queue is bigger by no more than its counters (padding aside), and an
   // uncounted one carries none of them.
-  STATIC_REQUIRE(sizeof(timing_wheel::hierarchical_wheel<int>) + sizeof(counting_instrumentation) + 8 >=
+  STATIC_REQUIRE(sizeof(timing_wheel::hierarchical_wheel<int, 6, 6>) + sizeof(counting_instrumentation) + 8 >=
                  sizeof(timing_wheel::hierarchical_wheel<int, 6, 6, precision::exact, counting_instrumentation>));
-  STATIC_REQUIRE(sizeof(timing_wheel::hierarchical_wheel<int>) + sizeof(counting_instrumentation) <=
+  STATIC_REQUIRE(sizeof(timing_wheel::hierarchical_wheel<int, 6, 6>) + sizeof(counting_instrumentation) <=
                  sizeof(timing_wheel::hierarchical_wheel<int, 6, 6, precision::exact, counting_instrumentation>));
   STATIC_REQUIRE(sizeof(timing_wheel::min_heap<int>) + sizeof(counting_instrumentation) <= sizeof(heap));
   STATIC_REQUIRE(sizeof(timing_wheel::flat_wheel<int, 60>) + sizeof(counting_instrumentation) <= sizeof(ring60));

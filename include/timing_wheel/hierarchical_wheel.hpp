@@ -66,12 +66,12 @@ struct wheel_node {
 /// due time. Nothing is ever rejected. Single-threaded: one queue belongs to one thread. `Instr`: an
 /// instrumentation policy (instrumentation.hpp); the default counts nothing and costs nothing.
 ///
-///     timing_wheel::hierarchical_wheel<std::string> timers;   // 6 levels of 64 slots, exact
+///     timing_wheel::hierarchical_wheel<std::string> timers;   // 8 levels of 256 slots, exact
 ///     auto h = timers.insert(1'000'000, "session timeout");
 ///     timers.reschedule(h, 2'000'000);                          // O(1)
 ///     while (auto due = timers.next_expiration())               // found from the bitmaps
 ///       timers.advance(*due, [](timing_wheel::tick, std::string&& what) { /* ... */ });
-template <class T, std::size_t Levels = 6, std::size_t Bits = 6, precision P = precision::exact,
+template <class T, std::size_t Levels = 8, std::size_t Bits = 8, precision P = precision::exact,
           class Instr = no_instrumentation>
 class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, Instr> {
   static_assert(Levels >= 1, "hierarchical_wheel needs at least one level");

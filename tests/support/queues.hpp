@@ -17,9 +17,10 @@ using coarse_6x6 = hierarchical_wheel<T, 6, 6, precision::coarse>;
 
 // Every queue that promises the exact order: non-decreasing due time, ties first-in first-out.
 template <class T>
-using exact_queues = std::tuple<min_heap<T>, flat_wheel<T, 256>, flat_wheel<T, 60>, flat_wheel<T, 1>,
-                                hierarchical_wheel<T>, hierarchical_wheel<T, 16, 4>, hierarchical_wheel<T, 11, 6>,
-                                hierarchical_wheel<T, 2, 3>, hierarchical_wheel<T, 1, 8>, hierarchical_wheel<T, 3, 7>>;
+using exact_queues =
+    std::tuple<min_heap<T>, flat_wheel<T, 256>, flat_wheel<T, 60>, flat_wheel<T, 1>, hierarchical_wheel<T>,
+               hierarchical_wheel<T, 6, 6>, hierarchical_wheel<T, 16, 4>, hierarchical_wheel<T, 11, 6>,
+               hierarchical_wheel<T, 2, 3>, hierarchical_wheel<T, 1, 8>, hierarchical_wheel<T, 3, 7>>;
 
 template <class T>
 using coarse_queues =
@@ -31,9 +32,9 @@ using coarse_queues =
 // Shapes for behaviours every queue shares (cancel, stale handles, payloads, exceptions).
 template <class T>
 using all_queues =
-    std::tuple<min_heap<T>, flat_wheel<T, 256>, flat_wheel<T, 60>, hierarchical_wheel<T>, hierarchical_wheel<T, 16, 4>,
-               hierarchical_wheel<T, 11, 6>, hierarchical_wheel<T, 2, 3>, hierarchical_wheel<T, 1, 8>, coarse_6x6<T>,
-               hierarchical_wheel<T, 2, 3, precision::coarse>>;
+    std::tuple<min_heap<T>, flat_wheel<T, 256>, flat_wheel<T, 60>, hierarchical_wheel<T>, hierarchical_wheel<T, 6, 6>,
+               hierarchical_wheel<T, 16, 4>, hierarchical_wheel<T, 11, 6>, hierarchical_wheel<T, 2, 3>,
+               hierarchical_wheel<T, 1, 8>, coarse_6x6<T>, hierarchical_wheel<T, 2, 3, precision::coarse>>;
 
 template <class Q>
 constexpr bool is_coarse = false;
