@@ -7,6 +7,7 @@ periodic.json and machine.json from RESULTS_DIR.
 """
 import csv
 import json
+import statistics
 import os
 import sys
 
@@ -69,12 +70,27 @@ def structures_in(d):
     return [s for s in ORDER if s in d]
 
 
+def median_runs(records, fields):
+    """One record per structure, each field the median over that structure's runs (a run is one process)."""
+    by_structure = {}
+    for r in records:
+        by_structure.setdefault(r["structure"], []).append(r)
+    merged = []
+    for runs in by_structure.values():
+        m = dict(runs[0])
+        for f in fields:
+            m[f] = statistics.median(r[f] for r in runs)
+        m["runs"] = len(runs)
+        merged.append(m)
+    return merged
+
+
 def main():
     results = sys.argv[1]
     machine = json.load(open(os.path.join(results, "machine.json")))
     tp = throughput(results)
     latency = load_jsonl(os.path.join(results, "latency.jsonl"))
-    backtest = load_jsonl(os.path.join(results, "backtest.jsonl"))
+    backtest = median_runs(load_jsonl(os.path.join(results, "backtest.jsonl")), ("events_per_s", "peak_rss_kb"))
     memory = load_jsonl(os.path.join(results, "memory.jsonl"))
     md = []
     rows = []
@@ -156,7 +172,7 @@ def main():
 
     if backtest:
         base = next((b for b in backtest if b["structure"] == BASE), None)
-        md.append("**W4 backtest** (10^7 market events over an hour, 4 follow-ups each, 1 us ticks; one process each; higher events/s is better)")
+        md.append("**W4 backtest** (10^7 market events over an hour, 4 follow-ups each, 1 us ticks; median of each structure's runs, one process each, the structures alternated; higher events/s is better)")
         md.append("")
         md.append("| structure | events/s | peak RSS |")
         md.append("|---|---|---|")
