@@ -2,6 +2,8 @@
 #include "support/helpers.hpp"
 #include "support/queues.hpp"
 
+#include <string>
+#include <tuple>
 #include <vector>
 
 using namespace timing_wheel_test;
@@ -82,3 +84,30 @@ TEMPLATE_LIST_TEST_CASE("next_expiration is the earliest due time and is kept cu
   q.advance(1 << 29, [](tick, int&&) {});
   CHECK(q.next_expiration() == tick{1u << 30});
 }
+
+TEMPLATE_LIST_TEST_CASE("advance takes a payload-only callable, and prefers the deadline form when both fit",
+                        "[advance]", all_queues<int>) {
+  TestType q;
+  q.insert(5, 1);
+  q.insert(9, 2);
+  std::vector<int> payloads;
+  CHECK(q.advance(6, [&](int&& v) { payloads.push_back(v); }) == 1);
+  CHECK(q.now() == 6);
+  std::vector<tick> deadlines;
+  CHECK(q.advance(1000, [&](auto&&... args) {
+    static_assert(sizeof...(args) == 2, "the (deadline, payload) form comes first");
+    deadlines.push_back(std::get<0>(std::forward_as_tuple(args...)));
+  }) == 1);
+  CHECK(payloads == std::vector<int>{1});
+  CHECK(deadlines == std::vector<tick>{9});
+  CHECK(q.empty());
+}
+
+// A callable advance() cannot call is refused at the call: see tests/compile_fail (wrong_callback.cpp).
+static_assert(timing_wheel::expiry_callback<void (*)(tick, int&&), int>);
+static_assert(timing_wheel::expiry_callback<void (*)(int&&), int>);
+static_assert(timing_wheel::expiry_callback<void (*)(tick, const int&), int>);
+static_assert(!timing_wheel::expiry_callback<void (*)(int&), int>);
+static_assert(!timing_wheel::expiry_callback<void (*)(tick, int&), int>);
+static_assert(!timing_wheel::expiry_callback<void (*)(tick), std::string>);
+static_assert(!timing_wheel::expiry_callback<void (*)(std::string&), std::string>);

@@ -458,3 +458,73 @@ TEST_CASE("set_period and set_missed_period change a periodic timer without a ne
   REQUIRE(timers.cancel(h));
   REQUIRE_FALSE(timers.set_period(h, 5ms));
 }
+
+TEST_CASE("schedule_every with a period shorter than the resolution fires once a tick, in every build",
+          "[chrono][periodic]") {
+  for (const auto period : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(-5),
+                            std::chrono::nanoseconds(300'000), std::chrono::nanoseconds(999'999)}) {
+    service<timing_wheel::detail::default_service_queue> timers(epoch);
+    const periodic_handle h = timers.schedule_every(period, epoch + 1ms, 7, missed_period::burst, 100);
+    REQUIRE(timers.period(h) == 1ms);  // taken as the resolution
+    std::vector<time_point> dues;
+    timers.poll(epoch + 4ms, [&](time_point due, int& value) {
+      REQUIRE(value == 7);
+      dues.push_back(due);
+    });
+    REQUIRE(dues == std::vector<time_point>{epoch + 1ms, epoch + 2ms, epoch + 3ms, epoch + 4ms});
+    REQUIRE(timers.next_due(h) == epoch + 5ms);
+  }
+  // A resolution that is not a whole number of the clock's units: the period is rounded up to the next unit.
+  timing_wheel::timer_service<int, std::chrono::steady_clock, std::chrono::duration<std::int64_t, std::ratio<1, 3>>>
+      thirds(std::chrono::steady_clock::time_point{}, std::chrono::duration<std::int64_t, std::ratio<1, 3>>(1));
+  const periodic_handle h = thirds.schedule_every(1ns, std::chrono::steady_clock::time_point{}, 0);
+  REQUIRE(thirds.period(h) == std::chrono::nanoseconds(333'333'334));
+}
+
+TEST_CASE("timer_service clear cancels everything and leaves every old handle stale", "[chrono][clear]") {
+  auto live = std::make_shared<int>(0);
+  struct counted {
+    std::shared_ptr<int> live;
+    explicit counted(std::shared_ptr<int> l) : live(std::move(l)) { ++*live; }
+    counted(counted&& other) noexcept = default;
+    counted& operator=(counted&&) noexcept = default;
+    ~counted() {
+      if (live) --*live;
+    }
+  };
+  timing_wheel::timer_service<counted, manual_clock> timers(epoch);
+  std::vector<timer_handle> once;
+  std::vector<periodic_handle> every;
+  for (int i = 0; i < 50; ++i) {
+    once.push_back(timers.schedule_at(epoch + std::chrono::milliseconds(i), counted(live)));
+    every.push_back(timers.schedule_every(std::chrono::milliseconds(i + 1), epoch, counted(live)));
+  }
+  REQUIRE(timers.cancel(every[3]));  // a free record among the live ones
+  REQUIRE(*live == 99);
+  timers.clear();
+  REQUIRE(*live == 0);
+  REQUIRE(timers.empty());
+  REQUIRE(timers.time_until_next(epoch) == std::nullopt);
+  for (const timer_handle h : once) REQUIRE_FALSE(timers.pending(h));
+  for (const periodic_handle h : every) REQUIRE_FALSE(timers.pending(h));
+  // Usable afterwards; the records are reused under new generations, the old handles still stale.
+  std::vector<periodic_handle> again;
+  for (int i = 0; i < 60; ++i) again.push_back(timers.schedule_every(1ms, epoch + 1ms, counted(live)));
+  for (const periodic_handle h : every) REQUIRE_FALSE(timers.pending(h));
+  for (const periodic_handle h : again) REQUIRE(timers.pending(h));
+  REQUIRE(timers.poll(epoch + 1ms, [](counted&) {}) == 60);
+  REQUIRE(*live == 60);
+  REQUIRE_FALSE(timers.cancel(every[10]));
+  REQUIRE(timers.cancel(again[10]));
+  REQUIRE(*live == 59);
+}
+
+TEST_CASE("timer_service reserve makes room for one-shot and periodic timers", "[chrono][reserve]") {
+  service<timing_wheel::detail::default_service_queue> timers(epoch);
+  timers.reserve(1000, 100);
+  REQUIRE(timers.queue().capacity() >= 1000);
+  for (int i = 0; i < 900; ++i) timers.schedule_at(epoch + std::chrono::milliseconds(i), i);
+  for (int i = 0; i < 100; ++i) timers.schedule_every(10ms, epoch, i);
+  REQUIRE(timers.size() == 1000);
+  REQUIRE(timers.queue().capacity() >= 1000);
+}

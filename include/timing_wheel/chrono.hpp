@@ -36,9 +36,10 @@ enum class missed_period {
 /// Names one periodic timer of one timer_service. Stays valid across firings until the timer is cancelled or
 /// retires; a default-constructed handle is never pending.
 struct periodic_handle {
-  std::uint32_t index = 0;
-  std::uint32_t generation = 0;
+  std::uint32_t index = 0;       ///< its periodic record in the service
+  std::uint32_t generation = 0;  ///< that record's generation (odd while in use)
 
+  /// Handles are equal when they name the same record and generation.
   friend constexpr bool operator==(periodic_handle, periodic_handle) noexcept = default;
 };
 
@@ -93,19 +94,19 @@ template <class T, class Clock = std::chrono::steady_clock, class Resolution = s
           template <class> class Queue = detail::default_service_queue>
 class timer_service {
  public:
-  using value_type = T;
-  using clock = Clock;
-  using time_point = typename Clock::time_point;
-  using duration = typename Clock::duration;
-  using resolution_type = Resolution;
-  using queue_type = Queue<detail::service_entry<T>>;
+  using value_type = T;                                ///< the payload
+  using clock = Clock;                                 ///< the clock time points come from
+  using time_point = typename Clock::time_point;       ///< the clock's time point
+  using duration = typename Clock::duration;           ///< the clock's duration
+  using resolution_type = Resolution;                  ///< the type of one tick's length
+  using queue_type = Queue<detail::service_entry<T>>;  ///< the queue underneath
   static_assert(timer_queue<queue_type>, "Queue<U> must be a timer_queue");
 
-  /// Effects: a service whose tick 0 is `epoch`, one tick lasting `resolution`.
-  /// Requires: resolution > 0 (asserted).
+  /// Effects: a service whose tick 0 is `epoch`, one tick lasting `resolution`. Requires: resolution > 0
+  /// (asserted); in a build without assertions, a resolution that is not positive is taken as Resolution(1).
   explicit timer_service(time_point epoch = Clock::now(), Resolution resolution = Resolution(1))
-      : m_epoch(epoch), m_resolution(resolution) {
-    TIMING_WHEEL_ASSERT(resolution > Resolution::zero());
+      : m_epoch(epoch), m_resolution(resolution > Resolution::zero() ? resolution : Resolution(1)) {
+    TIMING_WHEEL_ASSERT(resolution > Resolution::zero(), "timer_service needs a positive resolution");
   }
 
   /// Effects: schedules `value` to fire at the first poll at or after `when` (a past `when` is due at the next
@@ -122,14 +123,15 @@ class timer_service {
   /// Effects: a periodic timer firing at first, first + period, first + 2 * period, ... (each due time computed from
   /// the previous due time, so it never drifts), until cancelled, or until the next due time would pass the end of
   /// the clock's or the tick range (it retires then). `policy` says what a late poll does with missed periods.
-  /// Requires: period >= the resolution (asserted). Returns: a handle valid across firings.
+  /// A period shorter than the resolution (or not positive) is taken as the resolution, rounded up to the clock's
+  /// unit: the timer fires once a tick, in every build (period() tells the period in use).
+  /// Returns: a handle valid across firings.
   periodic_handle schedule_every(duration period, time_point first, T value, missed_period policy = missed_period::skip,
                                  std::size_t burst_limit = 16) {
-    TIMING_WHEEL_ASSERT(period_fits(period));
     const std::uint32_t index = acquire_record();
     periodic_record& record = m_periodic[index];
     record.due = first;
-    record.period = period;
+    record.period = period_fits(period) ? period : shortest_period();
     record.policy = policy;
     record.burst_limit = std::max<std::size_t>(burst_limit, 1);
 #if TIMING_WHEEL_HAS_EXCEPTIONS
@@ -231,11 +233,38 @@ class timer_service {
     return found != nullptr ? std::addressof(found->value) : nullptr;
   }
 
+  /// Effects: makes room for `timers` pending timers, `periodic` of them periodic, so that scheduling up to that
+  /// many allocates nothing. Throws: bad_alloc.
+  void reserve(std::size_t timers, std::size_t periodic = 0) {
+    m_queue.reserve(timers);
+    m_periodic.reserve(periodic);
+  }
+
+  /// Effects: cancels every timer, one-shot and periodic, destroying their payloads; every handle issued before is
+  /// never pending again. Requires: not called from a callback (asserted).
+  void clear() {
+    m_queue.clear();
+    m_free_record = detail::not_periodic;
+    for (std::size_t index = m_periodic.size(); index-- > 0;) {
+      const auto at = static_cast<std::uint32_t>(index);
+      if ((m_periodic[at].generation & 1U) != 0) {
+        release_record(at);
+      } else {
+        m_periodic[at].next_free = m_free_record;
+        m_free_record = at;
+      }
+    }
+  }
+
   /// Returns: pending timers, one-shot and periodic.
   [[nodiscard]] std::size_t size() const noexcept { return m_queue.size(); }
+  /// Returns: size() == 0.
   [[nodiscard]] bool empty() const noexcept { return m_queue.empty(); }
+  /// Returns: the time point of tick 0.
   [[nodiscard]] time_point epoch() const noexcept { return m_epoch; }
+  /// Returns: the length of one tick.
   [[nodiscard]] Resolution resolution() const noexcept { return m_resolution; }
+  /// Returns: the queue underneath (its ticks are this service's).
   [[nodiscard]] const queue_type& queue() const noexcept { return m_queue; }
 
   /// Returns: how long the loop may sleep from `now`: nullopt when nothing is pending, zero when a timer is due,
@@ -292,7 +321,9 @@ class timer_service {
   /// Returns: the tick a time point falls in, rounded up (when a timer for it fires) or down (how far a poll
   /// reaches), and the time point a tick starts at.
   [[nodiscard]] tick tick_at_or_after(time_point when) const noexcept { return to_tick(when, true); }
+  /// Returns: the tick `when` falls in, rounded down: how far a poll at `when` reaches.
   [[nodiscard]] tick tick_at_or_before(time_point when) const noexcept { return to_tick(when, false); }
+  /// Returns: the time point tick `at` starts at (never before it), or time_point::max() past the clock's range.
   [[nodiscard]] time_point time_of(tick at) const noexcept {
     using rep = typename Resolution::rep;
     const auto step = static_cast<std::uint64_t>(m_resolution.count());
@@ -428,10 +459,10 @@ class timer_service {
   }
 
   // A period a periodic timer may have: positive and at least one resolution.
-  [[nodiscard]] bool period_fits(duration period) const noexcept {
-    return period > duration::zero() &&
-           period >= std::chrono::duration_cast<duration>(std::chrono::ceil<duration>(m_resolution));
+  [[nodiscard]] duration shortest_period() const noexcept {
+    return std::max(std::chrono::ceil<duration>(m_resolution), duration(1));
   }
+  [[nodiscard]] bool period_fits(duration period) const noexcept { return period >= shortest_period(); }
 
   // to - from for from <= to, saturated at duration::max() (an epoch near the start of the clock and a time point
   // near its end are further apart than a duration reaches).

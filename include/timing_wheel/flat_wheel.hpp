@@ -49,8 +49,8 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   static constexpr std::size_t not_walking = Slots;
 
  public:
-  using value_type = T;
-  static constexpr std::size_t slots = Slots;
+  using value_type = T;                        ///< the payload
+  static constexpr std::size_t slots = Slots;  ///< slots in the ring
 
   /// Effects: an empty queue whose now() is `start`.
   explicit flat_wheel(tick start = 0) noexcept : base(start) {}
@@ -60,6 +60,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
     this->m_nodes.fix_capacity(capacity.timers);
   }
 
+  /// Effects: takes over `other`'s timers (their handles stay valid here); `other` is empty and usable.
   flat_wheel(flat_wheel&& other) noexcept
       : base(std::move(other)),
         m_slots(std::exchange(other.m_slots, {})),
@@ -67,6 +68,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)),
         m_due_now(std::exchange(other.m_due_now, false)) {}
+  /// Effects: destroys this queue's payloads, then takes over `other`'s timers; `other` is empty and usable.
   flat_wheel& operator=(flat_wheel&& other) noexcept {
     if (this != &other) {
       base::operator=(std::move(other));
@@ -129,14 +131,15 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// advance(*next_expiration(), f) would call f on first.
   /// Complexity: next_expiration()'s, plus the timers of its slot.
   [[nodiscard]] std::optional<timer_view<T>> peek() noexcept { return this->view_of(first_index()); }
+  /// As peek(), on a const queue: the payload is const.
   [[nodiscard]] std::optional<timer_view<const T>> peek() const noexcept { return this->view_of(first_index()); }
 
-  /// Effects: fires, in order, every timer due at or before `to`, calling on_expire(deadline, T&&) with now() set
-  /// to the timer's due time; then now() == to. Same callback and budget rules as min_heap::advance.
-  /// Returns: how many timers fired. Requires: not called from a callback.
+  /// Effects: fires, in order, every timer due at or before `to`, calling on_expire(deadline, T&&) (or
+  /// on_expire(T&&)) with now() set to the timer's due time; then now() == to. Same callback and budget rules as
+  /// min_heap::advance. Returns: how many timers fired. Requires: not called from a callback.
   template <class F>
-  std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
-    this->assert_not_in_callback();
+  requires expiry_callback<F, T> std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
+    this->assert_not_in_callback(detail::in_callback_advance);
     if (to < this->m_now) return 0;
     if (to - this->m_now < Slots) return sweep(to, on_expire, budget);
     std::size_t fired = 0;
@@ -159,14 +162,13 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// Effects: hands every pending payload to f(deadline, T&&) (or f(T&&)) in fire order and empties the queue;
   /// now() is unchanged. f may not use the queue. If f throws, the timers not yet handed over stay pending.
   template <class F>
-  void drain(F&& f) {
-    base::drain_through(*this, f);
-  }
+  requires expiry_callback<F, T>
+  void drain(F&& f) { base::drain_through(*this, f); }
 
   /// Effects: destroys every pending payload; handles issued before are never pending again. Throws nothing
   /// (unless TIMING_WHEEL_ASSERT is made to throw). Requires: not called from a callback.
   void clear() {
-    this->assert_not_in_callback();
+    this->assert_not_in_callback(detail::in_callback_clear);
     this->destroy_payloads();
     m_slots = {};
     m_occupied.clear();

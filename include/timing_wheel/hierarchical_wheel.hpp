@@ -76,13 +76,16 @@ template <class T, std::size_t Levels = 8, std::size_t Bits = 8, precision P = p
 class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, Instr> {
   static_assert(Levels >= 1, "hierarchical_wheel needs at least one level");
   static_assert(Bits >= 1 && Bits <= 8, "Bits must be 1 to 8: each level has 2^Bits slots");
+  static_assert(P == precision::exact || Bits >= 2,
+                "coarse mode needs Bits >= 2: rings of 2 slots reach no granule ahead, so a timer could fire up to "
+                "2^62 ticks late");
   using base = detail::queue_base<T, detail::wheel_node<T>, Instr>;
 
  public:
-  using value_type = T;
-  static constexpr precision mode = P;
-  static constexpr std::size_t levels = Levels;
-  static constexpr std::size_t bits = Bits;
+  using value_type = T;                          ///< the payload
+  static constexpr precision mode = P;           ///< exact or coarse
+  static constexpr std::size_t levels = Levels;  ///< rings of slots
+  static constexpr std::size_t bits = Bits;      ///< log2 of the slots per ring
   /// Slots per level.
   static constexpr std::size_t slots = std::size_t{1} << Bits;
   /// log2 of the ratio between the granules of two adjacent levels.
@@ -133,6 +136,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if constexpr (may_overflow) m_overflow.reserve(capacity.timers);
   }
 
+  /// Effects: takes over `other`'s timers (their handles stay valid here); `other` is empty and usable.
   hierarchical_wheel(hierarchical_wheel&& other) noexcept
       : base(std::move(other)),
         m_lists(std::exchange(other.m_lists, {})),
@@ -149,6 +153,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_quiet_stride(std::exchange(other.m_quiet_stride, UINT64_MAX)),
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)) {}
+  /// Effects: destroys this queue's payloads, then takes over `other`'s timers; `other` is empty and usable.
   hierarchical_wheel& operator=(hierarchical_wheel&& other) noexcept {
     if (this != &other) {
       base::operator=(std::move(other));
@@ -229,20 +234,21 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// advance(*next_expiration(), f) would call f on first.
   /// Complexity: next_expiration()'s, plus the timers of the slots it looks at.
   [[nodiscard]] std::optional<timer_view<T>> peek() noexcept { return this->view_of(first_index()); }
+  /// As peek(), on a const queue: the payload is const.
   [[nodiscard]] std::optional<timer_view<const T>> peek() const noexcept { return this->view_of(first_index()); }
 
   /// Effects: fires, in order, every timer whose fire time is at or before `to`, calling on_expire(deadline, T&&)
-  /// with now() set to the fire time; then now() == to. The callback may insert, cancel and reschedule; timers so
-  /// scheduled to fire at or before `to` fire in this call, in order. A `to` before now() fires nothing and changes
-  /// nothing. If on_expire throws, its timer counts as fired, now() stays at its fire time, the exception
-  /// propagates and every timer not yet fired stays pending. With a `budget`, at most that many timers fire
+  /// (or on_expire(T&&)) with now() set to the fire time; then now() == to. The callback may insert, cancel and
+  /// reschedule; timers so scheduled to fire at or before `to` fire in this call, in order. A `to` before now() fires
+  /// nothing and changes nothing. If on_expire throws, its timer counts as fired, now() stays at its fire time, the
+  /// exception propagates and every timer not yet fired stays pending. With a `budget`, at most that many timers fire
   /// (cascades do not count): if it stops early, now() is the fire time of the last timer fired,
   /// next_expiration() <= to says more is due, and the next call continues in the same order.
   /// Returns: how many timers fired. Requires: not called from a callback.
   /// Complexity: O(Levels + fired + cascaded), however far it jumps.
   template <class F>
-  std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
-    this->assert_not_in_callback();
+  requires expiry_callback<F, T> std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
+    this->assert_not_in_callback(detail::in_callback_advance);
     if (to < this->m_now) return 0;
     // No event and no share to move down before m_quiet_until, as long as now() moves no faster than the spreading
     // assumed: an idle advance is O(1).
@@ -292,14 +298,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// now() is unchanged. f may not use the queue. If f throws, the timers not yet handed over stay pending and
   /// now() is the fire time of the one whose handover threw.
   template <class F>
-  void drain(F&& f) {
-    base::drain_through(*this, f);
-  }
+  requires expiry_callback<F, T>
+  void drain(F&& f) { base::drain_through(*this, f); }
 
   /// Effects: destroys every pending payload; handles issued before are never pending again. Throws nothing
   /// (unless TIMING_WHEEL_ASSERT is made to throw). Requires: not called from a callback.
   void clear() {
-    this->assert_not_in_callback();
+    this->assert_not_in_callback(detail::in_callback_clear);
     this->destroy_payloads();
     m_lists = {};
     m_chunks.reset();

@@ -41,7 +41,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   using base = detail::queue_base<T, detail::heap_node<T>, Instr>;
 
  public:
-  using value_type = T;
+  using value_type = T;  ///< the payload
 
   /// Effects: an empty queue whose now() is `start`.
   explicit min_heap(tick start = 0) noexcept : base(start) {}
@@ -52,7 +52,9 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
     m_heap.reserve(capacity.timers);
     m_position.assign(capacity.timers, 0);
   }
+  /// Effects: takes over `other`'s timers (their handles stay valid here); `other` is empty and usable.
   min_heap(min_heap&&) noexcept = default;
+  /// Effects: destroys this queue's payloads, then takes over `other`'s timers; `other` is empty and usable.
   min_heap& operator=(min_heap&&) noexcept = default;
   ~min_heap() = default;
 
@@ -104,19 +106,20 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// Returns: the timer that fires next (its handle, deadline and payload in place), or nullopt when empty: the one
   /// advance(*next_expiration(), f) would call f on first. Complexity: O(1).
   [[nodiscard]] std::optional<timer_view<T>> peek() noexcept { return this->view_of(first_index()); }
+  /// As peek(), on a const queue: the payload is const.
   [[nodiscard]] std::optional<timer_view<const T>> peek() const noexcept { return this->view_of(first_index()); }
 
-  /// Effects: fires, in order, every timer due at or before `to`, calling on_expire(deadline, T&&) with now() set
-  /// to the timer's due time; then now() == to. The callback may insert, cancel and reschedule; timers so
-  /// scheduled at or before `to` fire in this call. A `to` before now() fires nothing and changes nothing.
-  /// If on_expire throws, its timer counts as fired, now() stays at its due time, the exception propagates and
+  /// Effects: fires, in order, every timer due at or before `to`, calling on_expire(deadline, T&&) (or
+  /// on_expire(T&&)) with now() set to the timer's due time; then now() == to. The callback may insert, cancel and
+  /// reschedule; timers so scheduled at or before `to` fire in this call. A `to` before now() fires nothing and changes
+  /// nothing. If on_expire throws, its timer counts as fired, now() stays at its due time, the exception propagates and
   /// every timer not yet fired stays pending. Returns: how many timers fired.
   /// With a `budget`, at most that many timers fire (as ratas' advance(delta, max_execute)): if it stops early,
   /// now() is the fire time of the last timer fired, next_expiration() <= to says more is due, and the next call
   /// continues in the same order. Requires: not called from a callback. Complexity: O((fired + 1) log n).
   template <class F>
-  std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
-    this->assert_not_in_callback();
+  requires expiry_callback<F, T> std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
+    this->assert_not_in_callback(detail::in_callback_advance);
     if (to < this->m_now) return 0;
     std::size_t fired = 0;
     while (!m_heap.empty() && m_heap.top().key <= to) {
@@ -139,14 +142,13 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// now() is unchanged. f may not use the queue. If f throws, the timers not yet handed over stay pending and
   /// now() is the due time of the one whose handover threw.
   template <class F>
-  void drain(F&& f) {
-    base::drain_through(*this, f);
-  }
+  requires expiry_callback<F, T>
+  void drain(F&& f) { base::drain_through(*this, f); }
 
   /// Effects: destroys every pending payload; handles issued before are never pending again. Throws nothing
   /// (unless TIMING_WHEEL_ASSERT is made to throw). Requires: not called from a callback.
   void clear() {
-    this->assert_not_in_callback();
+    this->assert_not_in_callback(detail::in_callback_clear);
     this->destroy_payloads();
     m_heap.clear();
   }

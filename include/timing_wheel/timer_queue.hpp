@@ -21,9 +21,10 @@ using tick = std::uint64_t;
 /// or is cleared, the handle is stale forever: every query answers "not pending", even after the node is reused.
 /// Handles are meaningful only to the queue that issued them (or the queue it was moved into).
 struct timer_handle {
-  std::uint32_t index = 0;
-  std::uint32_t generation = 0;  // even generations are never pending, so {} is never pending
+  std::uint32_t index = 0;       ///< the node of the timer in its queue
+  std::uint32_t generation = 0;  ///< that node's generation when scheduled (even: never pending, so {} is not)
 
+  /// Handles are equal when they name the same node and generation.
   friend constexpr bool operator==(timer_handle, timer_handle) noexcept = default;
 };
 static_assert(sizeof(timer_handle) == 8 && std::is_trivially_copyable_v<timer_handle>);
@@ -32,9 +33,9 @@ static_assert(sizeof(timer_handle) == 8 && std::is_trivially_copyable_v<timer_ha
 /// rounded), and its payload in place (U is T, or const T for a const queue). Valid until the queue changes.
 template <class U>
 struct timer_view {
-  timer_handle handle{};
-  tick deadline = 0;
-  U* payload = nullptr;
+  timer_handle handle{};  ///< the timer's handle
+  tick deadline = 0;      ///< the deadline it was scheduled with
+  U* payload = nullptr;   ///< its payload, in place
 };
 
 /// Owns one timer of a queue (or of a timer_service, with Handle = periodic_handle for a periodic one) and cancels
@@ -53,6 +54,7 @@ class scoped_timer {
   scoped_timer(Owner& owner, Handle handle) noexcept : m_owner(&owner), m_handle(handle) {}
   scoped_timer(const scoped_timer&) = delete;
   scoped_timer& operator=(const scoped_timer&) = delete;
+  /// Effects: takes over what `other` owned; `other` owns nothing.
   scoped_timer(scoped_timer&& other) noexcept : m_owner(other.m_owner), m_handle(other.release()) {}
   /// Effects: cancels the timer owned so far (if pending), then takes over `other`'s.
   scoped_timer& operator=(scoped_timer&& other) noexcept {
@@ -80,6 +82,7 @@ class scoped_timer {
   [[nodiscard]] Handle get() const noexcept { return m_handle; }
   /// Returns: whether the owned timer is still pending.
   [[nodiscard]] bool pending() const noexcept { return m_owner != nullptr && m_owner->pending(m_handle); }
+  /// Returns: pending().
   explicit operator bool() const noexcept { return pending(); }
 
  private:
@@ -90,15 +93,15 @@ class scoped_timer {
 /// Asks a queue to hold at most `timers` pending timers, with all its storage allocated at construction: it never
 /// allocates afterwards, and try_insert() on a full queue hands the payload back instead of growing.
 struct fixed_capacity {
-  std::size_t timers;
+  std::size_t timers;  ///< the most timers pending at once
 };
 
 /// What try_insert() answers: the new timer's handle, or, when the queue was full, the payload handed back (and a
 /// handle that is never pending).
 template <class T>
 struct try_insert_result {
-  timer_handle handle;
-  std::optional<T> rejected;
+  timer_handle handle;        ///< the new timer (never pending when rejected)
+  std::optional<T> rejected;  ///< the payload handed back by a full queue, or nullopt
 
   /// True when the timer was scheduled.
   explicit operator bool() const noexcept { return !rejected.has_value(); }
@@ -107,14 +110,14 @@ struct try_insert_result {
 /// The default instrumentation policy of every queue: counts nothing, costs nothing (an empty member, every hook an
 /// empty inline function). See instrumentation.hpp for one that counts.
 struct no_instrumentation {
-  constexpr void inserted() noexcept {}
-  constexpr void cancelled() noexcept {}
-  constexpr void fired() noexcept {}
-  constexpr void inspected() noexcept {}
-  constexpr void looked_empty() noexcept {}
-  constexpr void cascaded() noexcept {}
-  constexpr void compared() noexcept {}
-  constexpr void slot_processed(std::size_t) noexcept {}
+  constexpr void inserted() noexcept {}                   ///< does nothing
+  constexpr void cancelled() noexcept {}                  ///< does nothing
+  constexpr void fired() noexcept {}                      ///< does nothing
+  constexpr void inspected() noexcept {}                  ///< does nothing
+  constexpr void looked_empty() noexcept {}               ///< does nothing
+  constexpr void cascaded() noexcept {}                   ///< does nothing
+  constexpr void compared() noexcept {}                   ///< does nothing
+  constexpr void slot_processed(std::size_t) noexcept {}  ///< does nothing
 };
 
 /// What a queue tells its instrumentation policy (the trailing template parameter of every queue):
@@ -136,6 +139,11 @@ concept instrumentation_policy = std::is_nothrow_default_constructible_v<I> &&
   i.compared();
   i.slot_processed(n);
 };
+
+/// What advance() accepts as its callback: f(tick deadline, T&& payload), or f(T&& payload) (then the deadline is
+/// not passed). A callable that takes both forms gets the first.
+template <class F, class T>
+concept expiry_callback = std::invocable<F&, tick, T&&> || std::invocable<F&, T&&>;
 
 namespace detail {
 // Stands for any on_expire callback in the concept below.

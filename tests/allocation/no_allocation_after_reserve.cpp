@@ -4,6 +4,9 @@
 #include "allocation/replace_new.hpp"
 #include "support/queues.hpp"
 
+#include <timing_wheel/chrono.hpp>
+
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -82,6 +85,28 @@ bool fixed_capacity_allocates_nothing() {
   return ok;
 }
 
+// timer_service::reserve(timers, periodic): scheduling, firing and rearming that many allocates nothing.
+bool service_allocates_nothing_after_reserve() {
+  using namespace std::chrono_literals;
+  using clock = std::chrono::steady_clock;
+  const clock::time_point epoch{};
+  timing_wheel::timer_service<std::uint64_t, clock> timers(epoch);
+  timers.reserve(3000, 1000);
+  allocations = 0;
+  counting = true;
+  std::size_t fired = 0;
+  for (std::uint64_t i = 0; i < 2000; ++i) timers.schedule_at(epoch + std::chrono::milliseconds(i % 700), i);
+  for (std::uint64_t i = 0; i < 1000; ++i) timers.schedule_every(std::chrono::milliseconds(1 + i % 50), epoch, i);
+  for (int ms = 0; ms <= 1000; ms += 7)
+    timers.poll(epoch + std::chrono::milliseconds(ms), [&](std::uint64_t&) { ++fired; });
+  timers.clear();
+  counting = false;
+  const bool ok = allocations == 0 && fired > 3000 && timers.empty();
+  std::printf("timer_service: %zu allocations after reserve, %zu fired: %s\n", allocations, fired,
+              ok ? "ok" : "FAILED");
+  return ok;
+}
+
 template <class... Q>
 int count_failures(std::tuple<Q...>*) {
   // Every queue runs, failed or not.
@@ -90,8 +115,9 @@ int count_failures(std::tuple<Q...>*) {
 }
 
 int main() {
-  constexpr int queues = 2 * std::tuple_size_v<timing_wheel_test::all_queues<std::uint64_t>>;
-  const int failed = count_failures(static_cast<timing_wheel_test::all_queues<std::uint64_t>*>(nullptr));
+  constexpr int queues = 2 * std::tuple_size_v<timing_wheel_test::all_queues<std::uint64_t>> + 1;
+  const int failed = count_failures(static_cast<timing_wheel_test::all_queues<std::uint64_t>*>(nullptr)) +
+                     (service_allocates_nothing_after_reserve() ? 0 : 1);
   std::printf("%d passed, %d failed\n", queues - failed, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -6,24 +6,31 @@
 struct assertion_fired : std::logic_error {
   using std::logic_error::logic_error;
 };
-#define TIMING_WHEEL_ASSERT(condition) ((condition) ? static_cast<void>(0) : throw assertion_fired(#condition))
+#define TIMING_WHEEL_ASSERT(condition, message) ((condition) ? static_cast<void>(0) : throw assertion_fired(message))
 
 #include "support/queues.hpp"
 
 #include <cstdio>
+#include <string_view>
 #include <tuple>
 #include <typeinfo>
 
 using timing_wheel::tick;
 
+// The misuse is caught with a message that starts with what the user called, in their words.
 template <class Q, class Misuse>
-bool caught(Misuse misuse) {
+bool caught(Misuse misuse, std::string_view expected) {
   Q q;
   q.insert(1, 1);
   q.insert(2, 2);
   try {
     q.advance(10, [&](tick, int&&) { misuse(q); });
-  } catch (const assertion_fired&) {
+  } catch (const assertion_fired& fired) {
+    if (std::string_view(fired.what()).substr(0, expected.size()) != expected) {
+      std::printf("message \"%s\" does not start with \"%.*s\"\n", fired.what(), static_cast<int>(expected.size()),
+                  expected.data());
+      return false;
+    }
     // The queue is still usable: the timer that was firing counts as fired, the other stays pending.
     return q.size() == 1 && q.advance(10, [](tick, int&&) {}) == 1 && q.empty();
   }
@@ -33,9 +40,11 @@ bool caught(Misuse misuse) {
 template <class Q>
 int failures() {
   int failed = 0;
-  failed += caught<Q>([](Q& q) { q.advance(5, [](tick, int&&) {}); }) ? 0 : 1;
-  failed += caught<Q>([](Q& q) { q.drain([](tick, int&&) {}); }) ? 0 : 1;
-  failed += caught<Q>([](Q& q) { q.clear(); }) ? 0 : 1;
+  failed += caught<Q>([](Q& q) { q.advance(5, [](tick, int&&) {}); }, "advance() called from inside a timer callback")
+                ? 0
+                : 1;
+  failed += caught<Q>([](Q& q) { q.drain([](tick, int&&) {}); }, "drain() called from inside a timer callback") ? 0 : 1;
+  failed += caught<Q>([](Q& q) { q.clear(); }, "clear() called from inside a timer callback") ? 0 : 1;
   std::printf("%s: %s\n", typeid(Q).name(), failed == 0 ? "ok" : "FAILED");
   return failed;
 }

@@ -27,7 +27,7 @@ using coarse_queues =
     std::tuple<coarse_6x6<T>, hierarchical_wheel<T, 16, 4, precision::coarse>,
                hierarchical_wheel<T, 11, 6, precision::coarse>, hierarchical_wheel<T, 2, 3, precision::coarse>,
                hierarchical_wheel<T, 1, 8, precision::coarse>, hierarchical_wheel<T, 4, 8, precision::coarse>,
-               hierarchical_wheel<T, 3, 1, precision::coarse>>;
+               hierarchical_wheel<T, 3, 2, precision::coarse>>;
 
 // Shapes for behaviours every queue shares (cancel, stale handles, payloads, exceptions).
 template <class T>

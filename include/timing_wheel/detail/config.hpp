@@ -15,14 +15,15 @@
   }                                \
   }
 
-// A broken invariant or a violated precondition (calling advance() from inside a callback, say). On unless NDEBUG
-// is defined; define TIMING_WHEEL_ASSERT yourself to route it elsewhere.
+// A violated precondition (calling advance() from inside a callback, say): `message` says what the caller did, in
+// the caller's words. On unless NDEBUG is defined: it prints "timing_wheel: <message> (file:line)" and aborts.
+// Define TIMING_WHEEL_ASSERT(condition, message) yourself, before the first include, to route it elsewhere.
 #ifndef TIMING_WHEEL_ASSERT
 #ifdef NDEBUG
-#define TIMING_WHEEL_ASSERT(condition) static_cast<void>(0)
+#define TIMING_WHEEL_ASSERT(condition, message) static_cast<void>(0)
 #else
-#define TIMING_WHEEL_ASSERT(condition) \
-  ((condition) ? static_cast<void>(0) : ::timing_wheel::detail::assertion_failed(#condition, __FILE__, __LINE__))
+#define TIMING_WHEEL_ASSERT(condition, message) \
+  ((condition) ? static_cast<void>(0) : ::timing_wheel::detail::assertion_failed(message, __FILE__, __LINE__))
 #endif
 #endif
 
@@ -43,8 +44,8 @@
 TIMING_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
-[[noreturn]] inline void assertion_failed(const char* condition, const char* file, int line) noexcept {
-  std::fprintf(stderr, "timing_wheel: assertion failed: %s (%s:%d)\n", condition, file, line);
+[[noreturn]] inline void assertion_failed(const char* message, const char* file, int line) noexcept {
+  std::fprintf(stderr, "timing_wheel: %s (%s:%d)\n", message, file, line);
   std::abort();
 }
 

@@ -15,6 +15,12 @@
 TIMING_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
+inline constexpr const char* in_callback_advance =
+    "advance() called from inside a timer callback: return from the callback, then advance again";
+inline constexpr const char* in_callback_drain = "drain() called from inside a timer callback";
+inline constexpr const char* in_callback_clear =
+    "clear() called from inside a timer callback: cancel the timers one by one there, or clear after advance returns";
+
 // What every queue does the same way: handles, payload lifetime, the firing protocol, the callback guard.
 // Node requirements: those of slab, plus `tick deadline` and `payload_slot<T> payload`. `Instr` is the queue's
 // instrumentation policy: an empty one takes no space ([[no_unique_address]]) and its hooks compile to nothing.
@@ -80,7 +86,8 @@ class queue_base {
 
   /// Test-only: ages a pending timer's slot so that the next reuses reach the generation wrap-around.
   void set_generation_for_testing(timer_handle handle, std::uint32_t generation) noexcept {
-    TIMING_WHEEL_ASSERT(pending(handle) && slab<Node>::is_live(generation));
+    TIMING_WHEEL_ASSERT(pending(handle) && slab<Node>::is_live(generation),
+                        "set_generation_for_testing() needs a pending timer and an odd generation");
     m_nodes.set_generation_for_testing(handle.index, generation);
   }
 
@@ -171,7 +178,11 @@ class queue_base {
     } guard{*this, index};
     Node& node = m_nodes[index];
     m_in_callback = true;
-    std::invoke(on_expire, node.deadline, std::move(node.payload.value));
+    if constexpr (std::is_invocable_v<F&, tick, T&&>) {
+      std::invoke(on_expire, node.deadline, std::move(node.payload.value));
+    } else {
+      std::invoke(on_expire, std::move(node.payload.value));
+    }
   }
 
   /// Destroys every pending payload and frees its node; the caller resets its own structure.
@@ -191,14 +202,9 @@ class queue_base {
   // put now() back (the queue is empty, so any now() is consistent).
   template <class Queue, class F>
   static void drain_through(Queue& queue, F& f) {
+    queue.assert_not_in_callback(in_callback_drain);
     const tick start = queue.m_now;
-    queue.advance(UINT64_MAX, [&f](tick deadline, T&& value) {
-      if constexpr (std::is_invocable_v<F&, tick, T&&>) {
-        std::invoke(f, deadline, std::move(value));
-      } else {
-        std::invoke(f, std::move(value));
-      }
-    });
+    queue.advance(UINT64_MAX, f);
     queue.m_now = start;
   }
 
@@ -214,8 +220,9 @@ class queue_base {
   // check_invariants() for the slab, from inside a callback too (its node is retired but not yet released).
   [[nodiscard]] bool nodes_hold() const noexcept { return m_nodes.check_invariants(m_in_callback ? 1 : 0); }
 
-  void assert_not_in_callback() const {
-    TIMING_WHEEL_ASSERT(!m_in_callback);  // advance, drain and clear may not be called from a callback
+  // advance, drain and clear may not run inside a callback: the queue is between two timers of one advance.
+  void assert_not_in_callback([[maybe_unused]] const char* message) const {
+    TIMING_WHEEL_ASSERT(!m_in_callback, message);
   }
 
   slab<Node> m_nodes;
