@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns one bench/run result folder into summary.md (the tables the README quotes), summary.csv and SVG plots.
 
-Usage: bench/report.py RESULTS_DIR
+Usage: bench/report.py RESULTS_DIR [--docs]
+With --docs, also writes the run's tables into README.md and docs/benchmarks.md (bench/docs.py).
 Reads throughput.json (Google Benchmark, medians of repetitions), latency.jsonl, backtest.jsonl, memory.jsonl,
 periodic.json and machine.json from RESULTS_DIR.
 """
@@ -220,6 +221,10 @@ def main():
         writer.writerow(["workload", "variant", "structure", "metric", "value"])
         writer.writerows(rows)
     plots(results, tp, latency, backtest, memory)
+    if "--docs" in sys.argv[2:]:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import docs  # bench/docs.py
+        docs.main(results, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     print("\n".join(md))
 
 
