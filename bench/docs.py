@@ -58,6 +58,11 @@ def sections(summary, run):
     out["w3w5"] = markdown(["structure", "W3", "W5 (2^20)", "memory"],
                            [[NAMES[k], w3[k][0], "(walks every slot)" if w5[k][1] == "-" else w5[k][1], memory[k][0]]
                             for k in SMALL_ROWS])
+    if "**Cross-thread scheduling**" in summary:
+        start = summary.index("**Cross-thread scheduling**")
+        out["concurrent"] = "\n\n".join(summary[start:].split("\n\n")[:2])
+    else:
+        out["concurrent"] = "(not measured in this run)"
     out["plots"] = "\n".join(
         "![%s](../bench/results/%s/%s.svg)" % (title, run, name)
         for title, name in (("W1", "w1_bulk"), ("W2 poll latency", "w2_poll"), ("W3", "w3_timeouts"),
@@ -106,7 +111,7 @@ def splice(path, generated):
 def main(results, root):
     with open(os.path.join(results, "summary.md"), encoding="utf-8") as f:
         generated = sections(f.read(), os.path.basename(os.path.normpath(os.path.realpath(results))))
-    for path in ("README.md", os.path.join("docs", "benchmarks.md")):
+    for path in ("README.md", os.path.join("docs", "benchmarks.md"), os.path.join("docs", "concurrent.md")):
         splice(os.path.join(root, path), generated)
 
 

@@ -240,6 +240,16 @@ class timer_service {
     m_periodic.reserve(periodic);
   }
 
+  /// Effects: hands every pending payload, one-shot and periodic, to f(T&&) in fire order and empties the service;
+  /// every handle issued before is never pending again. f may not use the service. Requires: not called from a
+  /// callback.
+  template <class F>
+  requires std::invocable<F&, T&&>
+  void drain(F&& f) {
+    m_queue.drain([&f](entry&& pending) { std::invoke(f, std::move(pending.value)); });
+    clear();
+  }
+
   /// Effects: cancels every timer, one-shot and periodic, destroying their payloads; every handle issued before is
   /// never pending again. Requires: not called from a callback (asserted).
   void clear() {

@@ -95,6 +95,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// As insert, constructing the payload in place from `args`.
   template <class... Args>
   timer_handle emplace(tick deadline, Args&&... args) {
+    [[maybe_unused]] const auto owned = this->owned();
     const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
     link(index, deadline);
     return base::handle_of(index, this->m_nodes[index]);
@@ -103,6 +104,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// Effects: removes a pending timer. Returns: its payload, or nullopt if `handle` is not pending.
   /// Complexity: O(1).
   std::optional<T> cancel(timer_handle handle) {
+    [[maybe_unused]] const auto owned = this->owned();
     if (!this->pending(handle)) return std::nullopt;
     return this->cancel_node(handle.index, [this](std::uint32_t index) { unlink(index); });
   }
@@ -110,6 +112,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// Effects: moves a pending timer to `deadline`, as a new insertion; the payload stays in place.
   /// Returns: false, changing nothing, if `handle` is not pending. Complexity: O(1).
   bool reschedule(timer_handle handle, tick deadline) noexcept {
+    [[maybe_unused]] const auto owned = this->owned();
     if (!this->pending(handle)) return false;
     unlink(handle.index);
     this->m_nodes[handle.index].deadline = deadline;
@@ -120,6 +123,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// Returns: the due time of the next timer to fire, or nullopt when empty. Cached until the queue changes.
   /// Complexity: O(Slots / 64 + timers looked at), at most every pending timer.
   [[nodiscard]] std::optional<tick> next_expiration() const noexcept {
+    [[maybe_unused]] const auto owned = this->owned();
     if (!m_next_known) {
       m_next = find_next_due();
       m_next_known = true;
@@ -139,6 +143,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// min_heap::advance. Returns: how many timers fired. Requires: not called from a callback.
   template <class F>
   requires expiry_callback<F, T> std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
+    [[maybe_unused]] const auto owned = this->owned();
     this->assert_not_in_callback(detail::in_callback_advance);
     if (to < this->m_now) return 0;
     if (to - this->m_now < Slots) return sweep(to, on_expire, budget);
@@ -168,6 +173,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// Effects: destroys every pending payload; handles issued before are never pending again. Throws nothing
   /// (unless TIMING_WHEEL_ASSERT is made to throw). Requires: not called from a callback.
   void clear() {
+    [[maybe_unused]] const auto owned = this->owned();
     this->assert_not_in_callback(detail::in_callback_clear);
     this->destroy_payloads();
     m_slots = {};
@@ -178,7 +184,10 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   }
 
   /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing.
-  void reserve(std::size_t n) { this->m_nodes.reserve(n); }
+  void reserve(std::size_t n) {
+    [[maybe_unused]] const auto owned = this->owned();
+    this->m_nodes.reserve(n);
+  }
 
   /// A testing aid: true when every internal invariant holds (lists well linked and matching the bitmap, every
   /// timer in the slot of its due time and not yet due before now(), the cached next expiration right, counts

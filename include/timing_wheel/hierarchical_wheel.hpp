@@ -190,6 +190,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// As insert, constructing the payload in place from `args`.
   template <class... Args>
   timer_handle emplace(tick deadline, Args&&... args) {
+    [[maybe_unused]] const auto owned = this->owned();
     const placement where = locate(due_of(deadline));
     reserve_chunks(std::min(this->size() + 1, this->max_size()));
     if (where.list == overflow_id) make_overflow_room();
@@ -201,6 +202,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// Effects: removes a pending timer. Returns: its payload, or nullopt if `handle` is not pending (fired,
   /// cancelled, cleared, default-constructed or stale). Complexity: O(1) in the wheel, O(log n) beyond the horizon.
   std::optional<T> cancel(timer_handle handle) {
+    [[maybe_unused]] const auto owned = this->owned();
     if (!this->pending(handle)) return std::nullopt;
     return this->cancel_node(handle.index, [this](std::uint32_t index) { unlink(index); });
   }
@@ -210,6 +212,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// Complexity: O(1) in the wheel. Throws: bad_alloc only when the timer moves beyond the horizon; then nothing
   /// changed.
   bool reschedule(timer_handle handle, tick deadline) {
+    [[maybe_unused]] const auto owned = this->owned();
     if (!this->pending(handle)) return false;
     const placement where = locate(due_of(deadline));
     if (where.list == overflow_id) make_overflow_room();
@@ -223,6 +226,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// nothing, advance(x) fires at least one timer); nullopt when empty. Cached until the queue changes.
   /// Complexity: exact O(1) plus the timers of the earliest occupied slot above level 0; coarse O(Levels).
   [[nodiscard]] std::optional<tick> next_expiration() const noexcept {
+    [[maybe_unused]] const auto owned = this->owned();
     if (!m_next_known) {
       m_next = find_next_expiration();
       m_next_known = true;
@@ -248,6 +252,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// Complexity: O(Levels + fired + cascaded), however far it jumps.
   template <class F>
   requires expiry_callback<F, T> std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
+    [[maybe_unused]] const auto owned = this->owned();
     this->assert_not_in_callback(detail::in_callback_advance);
     if (to < this->m_now) return 0;
     // No event and no share to move down before m_quiet_until, as long as now() moves no faster than the spreading
@@ -304,6 +309,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// Effects: destroys every pending payload; handles issued before are never pending again. Throws nothing
   /// (unless TIMING_WHEEL_ASSERT is made to throw). Requires: not called from a callback.
   void clear() {
+    [[maybe_unused]] const auto owned = this->owned();
     this->assert_not_in_callback(detail::in_callback_clear);
     this->destroy_payloads();
     m_lists = {};
@@ -324,6 +330,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing, beyond the horizon included.
   void reserve(std::size_t n) {
+    [[maybe_unused]] const auto owned = this->owned();
     this->m_nodes.reserve(n);
     reserve_chunks(std::min(n, this->max_size()));
     if constexpr (may_overflow) m_overflow.reserve(n);

@@ -71,6 +71,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// As insert, constructing the payload in place from `args`.
   template <class... Args>
   timer_handle emplace(tick deadline, Args&&... args) {
+    [[maybe_unused]] const auto owned = this->owned();
     m_heap.make_room();
     // The next node is a free one or the slab's next unused one: its position slot must exist before it does.
     if (this->m_nodes.next_is_new() && m_position.size() <= this->m_nodes.used()) grow_positions();
@@ -82,6 +83,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// Effects: removes a pending timer. Returns: its payload, or nullopt if `handle` is not pending (fired,
   /// cancelled, cleared, default-constructed or stale). Complexity: O(log n).
   std::optional<T> cancel(timer_handle handle) {
+    [[maybe_unused]] const auto owned = this->owned();
     if (!this->pending(handle)) return std::nullopt;
     return this->cancel_node(
         handle.index, [this](std::uint32_t index) { m_heap.erase(m_position[index], on_move(), this->m_instr); });
@@ -91,6 +93,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// same time). The payload stays in place. Returns: false, changing nothing, if `handle` is not pending.
   /// Complexity: O(log n).
   bool reschedule(timer_handle handle, tick deadline) noexcept {
+    [[maybe_unused]] const auto owned = this->owned();
     if (!this->pending(handle)) return false;
     this->m_nodes[handle.index].deadline = deadline;
     m_heap.rekey(m_position[handle.index], due(deadline), on_move(), this->m_instr);
@@ -99,6 +102,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
 
   /// Returns: the due time of the next timer to fire, or nullopt when empty. Complexity: O(1).
   [[nodiscard]] std::optional<tick> next_expiration() const noexcept {
+    [[maybe_unused]] const auto owned = this->owned();
     if (m_heap.empty()) return std::nullopt;
     return m_heap.top().key;
   }
@@ -119,6 +123,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// continues in the same order. Requires: not called from a callback. Complexity: O((fired + 1) log n).
   template <class F>
   requires expiry_callback<F, T> std::size_t advance(tick to, F&& on_expire, std::size_t budget = SIZE_MAX) {
+    [[maybe_unused]] const auto owned = this->owned();
     this->assert_not_in_callback(detail::in_callback_advance);
     if (to < this->m_now) return 0;
     std::size_t fired = 0;
@@ -148,6 +153,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// Effects: destroys every pending payload; handles issued before are never pending again. Throws nothing
   /// (unless TIMING_WHEEL_ASSERT is made to throw). Requires: not called from a callback.
   void clear() {
+    [[maybe_unused]] const auto owned = this->owned();
     this->assert_not_in_callback(detail::in_callback_clear);
     this->destroy_payloads();
     m_heap.clear();
@@ -155,6 +161,7 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
 
   /// Effects: makes room for `n` timers, so that inserting up to n allocates nothing.
   void reserve(std::size_t n) {
+    [[maybe_unused]] const auto owned = this->owned();
     this->m_nodes.reserve(n);
     m_heap.reserve(n);
     m_position.reserve(n);

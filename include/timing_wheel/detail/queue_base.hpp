@@ -2,6 +2,7 @@
 #pragma once
 
 #include <timing_wheel/detail/slab.hpp>
+#include <timing_wheel/detail/thread_owner.hpp>
 #include <timing_wheel/timer_queue.hpp>
 
 #include <cstddef>
@@ -220,6 +221,10 @@ class queue_base {
   // check_invariants() for the slab, from inside a callback too (its node is retired but not yet released).
   [[nodiscard]] bool nodes_hold() const noexcept { return m_nodes.check_invariants(m_in_callback ? 1 : 0); }
 
+  // Held for the length of each public member that reads or changes the queue: a debug build stops when a second
+  // thread enters meanwhile.
+  [[nodiscard]] thread_owner::scope owned() const noexcept { return m_owner.enter(); }
+
   // advance, drain and clear may not run inside a callback: the queue is between two timers of one advance.
   void assert_not_in_callback([[maybe_unused]] const char* message) const {
     TIMING_WHEEL_ASSERT(!m_in_callback, message);
@@ -230,6 +235,7 @@ class queue_base {
   tick m_now;
   bool m_in_callback = false;
   [[no_unique_address]] Instr m_instr;
+  [[no_unique_address]] thread_owner m_owner;
 
  private:
   void free_node(std::uint32_t index) noexcept {

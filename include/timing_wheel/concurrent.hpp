@@ -1,0 +1,373 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+// The cross-thread front end (opt-in): any thread schedules, cancels and reschedules timers that one loop thread
+// owns and fires. Requests wait in an inbox behind a short critical section; the loop applies them at the start of
+// each poll and before it sleeps, and is woken only when a request brings its next wake-up forward.
+
+#include <timing_wheel/chrono.hpp>
+#include <timing_wheel/detail/config.hpp>
+#include <timing_wheel/timer_queue.hpp>
+
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+
+/// Names one timer scheduled through a concurrent_service or concurrent_queue. Issued at once, on the calling
+/// thread, before the loop has seen the request: any thread may cancel or reschedule with it straight away. Once its
+/// timer fires or is cancelled, the handle is stale for good; requests with it are ignored.
+struct remote_handle {
+  std::uint32_t index = 0;       ///< its record in the front end
+  std::uint32_t generation = 0;  ///< that record's generation (odd while in use; {} is never in use)
+
+  /// Handles are equal when they name the same record and generation.
+  friend constexpr bool operator==(remote_handle, remote_handle) noexcept = default;
+};
+
+/// What try_schedule() answers: the handle, or, when a bounded inbox was full, the payload handed back (and a handle
+/// that names nothing).
+template <class T>
+struct try_schedule_result {
+  remote_handle handle;       ///< the new timer (names nothing when rejected)
+  std::optional<T> rejected;  ///< the payload handed back by a full inbox, or nullopt
+
+  /// True when the request was accepted.
+  explicit operator bool() const noexcept { return !rejected.has_value(); }
+};
+
+/// Bounds the requests waiting for the loop: schedules beyond it are refused (try_schedule hands the payload back,
+/// schedule throws std::length_error). Cancels and reschedules always enter (try_reschedule refuses them too).
+struct inbox_capacity {
+  std::size_t requests;  ///< the most requests waiting at once
+};
+
+/// What the front end counts, for tests and monitoring (read on the loop thread).
+struct concurrent_stats {
+  std::uint64_t requests = 0;  ///< requests applied by the loop
+  std::uint64_t wakeups = 0;   ///< times a producer called the wake-up hook
+  std::uint64_t ignored = 0;   ///< cancels and reschedules whose timer had already fired or been cancelled
+};
+
+namespace detail {
+
+enum class request_kind : std::uint8_t { schedule, cancel, reschedule };
+
+template <class T>
+struct remote_entry {
+  T value;
+  std::uint32_t record;
+};
+
+// The shared half of a concurrent front end: the inbox, the records that handles name, the sleep the loop
+// announced, and the wake-up hook. Everything here is guarded by one mutex, held for a push or a swap, never while
+// a payload's callback runs. `When` is what a request carries: a tick or a time point.
+template <class T, class When>
+class remote_inbox {
+ public:
+  struct request {
+    request_kind kind;
+    remote_handle handle;
+    When when;
+    std::optional<T> value;
+  };
+
+  remote_inbox(std::function<void()> wake, std::size_t bound) : m_wake(std::move(wake)), m_bound(bound) {}
+
+  // Producer side. Returns: the handle, or a handle naming nothing (generation 0) when the inbox is full.
+  // `wake_tick` is the tick the request may fire at: the loop is woken if it sleeps past it.
+  remote_handle push_schedule(When when, tick wake_tick, std::optional<T>& value) {
+    bool wake = false;
+    remote_handle handle{};
+    {
+      const std::lock_guard<std::mutex> lock(m_lock);
+      if (m_inbox.size() >= m_bound) return handle;
+      handle = allocate();
+      m_inbox.push_back(request{request_kind::schedule, handle, when, std::move(value)});
+      value.reset();  // taken: nothing to hand back
+      wake = should_wake(wake_tick);
+    }
+    if (wake) m_wake();
+    return handle;
+  }
+  // Returns: false when `bounded` and the inbox is full.
+  bool push(request_kind kind, remote_handle handle, When when, tick wake_tick, bool bounded) {
+    bool wake = false;
+    {
+      const std::lock_guard<std::mutex> lock(m_lock);
+      if (bounded && m_inbox.size() >= m_bound) return false;
+      m_inbox.push_back(request{kind, handle, when, std::nullopt});
+      wake = kind == request_kind::reschedule && should_wake(wake_tick);
+    }
+    if (wake) m_wake();
+    return true;
+  }
+
+  // Loop side: takes every waiting request (the loop is awake from now on, so producers need not wake it) and
+  // gives back the records of the timers that are done.
+  std::vector<request>& take(std::vector<std::uint32_t>& released) {
+    m_taken.clear();
+    const std::lock_guard<std::mutex> lock(m_lock);
+    m_inbox.swap(m_taken);
+    for (const std::uint32_t index : released) {
+      ++m_generations[index];  // odd (in use) to even (free)
+      m_free.push_back(index);
+    }
+    released.clear();
+    m_asleep_until = 0;
+    m_wake_sent = false;
+    return m_taken;
+  }
+  // Loop side, just before it sleeps: announces the tick it will wake at (UINT64_MAX: only a request wakes it),
+  // unless requests arrived in the meantime. Returns: false if requests wait (apply them and ask again).
+  bool announce_sleep(tick until) {
+    const std::lock_guard<std::mutex> lock(m_lock);
+    if (!m_inbox.empty()) return false;
+    m_asleep_until = until;
+    return true;
+  }
+  [[nodiscard]] std::uint64_t wakeups() const {
+    const std::lock_guard<std::mutex> lock(m_lock);
+    return m_wakeups;
+  }
+
+ private:
+  remote_handle allocate() {
+    std::uint32_t index = 0;
+    if (!m_free.empty()) {
+      index = m_free.back();
+      m_free.pop_back();
+    } else {
+      if (m_generations.size() >= UINT32_MAX) throw_bad_alloc();
+      index = static_cast<std::uint32_t>(m_generations.size());
+      m_generations.push_back(0);
+    }
+    std::uint32_t& generation = m_generations[index];
+    if (generation == UINT32_MAX - 1) generation = 0;  // even to even: skip the wrap so odd stays "in use"
+    ++generation;
+    return remote_handle{index, generation};
+  }
+  // A request that may fire at `at` wakes a loop asleep past it, once per sleep.
+  bool should_wake(tick at) {
+    if (at >= m_asleep_until || m_wake_sent) return false;
+    m_wake_sent = true;
+    ++m_wakeups;
+    return true;
+  }
+
+  mutable std::mutex m_lock;
+  std::vector<request> m_inbox;
+  std::vector<request> m_taken;  // the loop's: the last batch taken, its capacity reused
+  std::vector<std::uint32_t> m_generations;
+  std::vector<std::uint32_t> m_free;
+  tick m_asleep_until = 0;  // 0: the loop is awake and will look at the inbox before it sleeps
+  bool m_wake_sent = false;
+  std::uint64_t m_wakeups = 0;
+  std::function<void()> m_wake;
+  std::size_t m_bound;
+};
+
+// The loop's half: which timer of the target each record stands for.
+template <class Handle>
+struct remote_record {
+  std::uint32_t generation = 0;  // of the request that scheduled it; 0 when done
+  Handle timer{};
+};
+
+}  // namespace detail
+
+/// A timer_service that any thread may schedule into, cancel and reschedule, owned and polled by one loop thread.
+/// Producer members (any thread): schedule_at, schedule_after, try_schedule_at, cancel, reschedule,
+/// try_reschedule. Loop members (the owning thread only): poll, time_until_next, timeout_ms, drain, service.
+///
+/// Contract: requests from one thread apply in the order they were made; requests from several threads apply in
+/// the order they entered the inbox (the order their calls took its lock), so two timers for the same tick fire in
+/// that order. A cancel or reschedule that reaches the loop before the timer fires means what it says, even if the
+/// loop had not yet applied the schedule: it applies after it. poll(now) first applies every waiting request, so a
+/// timer due at or before `now` that was scheduled before the call fires in it. The loop must ask time_until_next
+/// (or timeout_ms) right before it sleeps: that announces its wake-up, and a later request due before it calls the
+/// wake-up hook, once per sleep; requests that do not bring the wake-up forward (cancels, later timers) do not.
+///
+///     timing_wheel::eventfd_wakeup wake;                         // timing_wheel/eventfd.hpp, or any callable
+///     timing_wheel::concurrent_service<std::function<void()>> timers(std::ref(wake));
+///     auto h = timers.schedule_after(30s, [] { /* ... */ });      // from any thread
+///     timers.cancel(h);                                           // from any thread
+///     for (;;) {                                                  // the loop thread, wake.fd() in its epoll set
+///       epoll_wait(epfd, events, n, timers.timeout_ms(std::chrono::steady_clock::now()));
+///       wake.clear();
+///       timers.poll(std::chrono::steady_clock::now());
+///     }
+template <class T, class Clock = std::chrono::steady_clock, class Resolution = std::chrono::milliseconds,
+          template <class> class Queue = detail::default_service_queue>
+class concurrent_service {
+  using entry = detail::remote_entry<T>;
+
+ public:
+  using value_type = T;                                                 ///< the payload
+  using service_type = timer_service<entry, Clock, Resolution, Queue>;  ///< the service the loop owns
+  using time_point = typename Clock::time_point;                        ///< the clock's time point
+  using duration = typename Clock::duration;                            ///< the clock's duration
+
+  /// Effects: a front end whose loop is woken by calling `wake` (from the producer's thread, outside any lock),
+  /// with tick 0 at `epoch`, one tick per `resolution`, and a growable inbox.
+  explicit concurrent_service(std::function<void()> wake, time_point epoch = Clock::now(),
+                              Resolution resolution = Resolution(1))
+      : m_service(epoch, resolution), m_inbox(std::move(wake), SIZE_MAX) {}
+  /// Effects: as above, with at most `bound.requests` requests waiting.
+  concurrent_service(std::function<void()> wake, inbox_capacity bound, time_point epoch = Clock::now(),
+                     Resolution resolution = Resolution(1))
+      : m_service(epoch, resolution), m_inbox(std::move(wake), bound.requests) {}
+  concurrent_service(const concurrent_service&) = delete;
+  concurrent_service& operator=(const concurrent_service&) = delete;
+  ~concurrent_service() = default;
+
+  /// Any thread. Effects: asks the loop to fire `value` at the first poll at or after `when`. Returns: its handle,
+  /// usable at once. Throws: std::length_error when a bounded inbox is full (the payload is lost: use
+  /// try_schedule_at to keep it), bad_alloc.
+  remote_handle schedule_at(time_point when, T value) {
+    try_schedule_result<T> result = try_schedule_at(when, std::move(value));
+    if (!result) throw_full();
+    return result.handle;
+  }
+  /// Any thread. Effects: schedule_at(Clock::now() + delay, value), saturating at the end of the clock.
+  remote_handle schedule_after(duration delay, T value) {
+    return schedule_at(saturating_add(Clock::now(), delay), std::move(value));
+  }
+  /// Any thread. Effects: as schedule_at, but a full bounded inbox hands the payload back in `.rejected`.
+  try_schedule_result<T> try_schedule_at(time_point when, T value) {
+    std::optional<T> held(std::in_place, std::move(value));
+    const remote_handle handle = m_inbox.push_schedule(when, m_service.tick_at_or_after(when), held);
+    return {handle, std::move(held)};
+  }
+  /// Any thread. Effects: asks the loop to cancel the timer; its payload is destroyed on the loop thread. A handle
+  /// whose timer has fired or been cancelled by then is ignored.
+  void cancel(remote_handle handle) {
+    static_cast<void>(m_inbox.push(detail::request_kind::cancel, handle, time_point{}, UINT64_MAX, false));
+  }
+  /// Any thread. Effects: asks the loop to move the timer to `when`, as a new insertion (ignored if it has fired or
+  /// been cancelled by then).
+  void reschedule(remote_handle handle, time_point when) {
+    static_cast<void>(
+        m_inbox.push(detail::request_kind::reschedule, handle, when, m_service.tick_at_or_after(when), false));
+  }
+  /// Any thread. Effects: as reschedule. Returns: false, asking nothing, when a bounded inbox is full.
+  bool try_reschedule(remote_handle handle, time_point when) {
+    return m_inbox.push(detail::request_kind::reschedule, handle, when, m_service.tick_at_or_after(when), true);
+  }
+
+  /// Loop thread. Effects: applies every waiting request, then fires what is due at `now` as timer_service::poll
+  /// does, calling on_fire(T&) or on_fire(time_point due, T&). Returns: how many fired.
+  template <class F>
+  requires std::invocable<F&, T&> || std::invocable<F&, time_point, T&> std::size_t poll(time_point now, F&& on_fire) {
+    apply();
+    return m_service.poll(now, [this, &on_fire](time_point due, entry& fired) {
+      done(fired.record);
+      if constexpr (std::is_invocable_v<F&, time_point, T&>) {
+        std::invoke(on_fire, due, fired.value);
+      } else {
+        std::invoke(on_fire, fired.value);
+      }
+    });
+  }
+  /// Loop thread. Effects: as poll(now, f) with f invoking each due payload.
+  std::size_t poll(time_point now) requires std::invocable<T&> {
+    return poll(now, [](T& payload) { std::invoke(payload); });
+  }
+
+  /// Loop thread, right before it sleeps. Effects: applies what waits, and announces the wake-up it returns, so
+  /// that a request due earlier wakes the loop. Returns: as timer_service::time_until_next.
+  [[nodiscard]] std::optional<Resolution> time_until_next(time_point now) {
+    for (;;) {
+      apply();
+      const std::optional<tick> next = m_service.queue().next_expiration();
+      if (m_inbox.announce_sleep(next ? *next : UINT64_MAX)) return m_service.time_until_next(now);
+    }
+  }
+  /// Loop thread, right before it sleeps. Returns: epoll_timeout_ms(time_until_next(now), cap).
+  [[nodiscard]] int timeout_ms(time_point now, std::chrono::milliseconds cap = std::chrono::milliseconds(INT_MAX)) {
+    return epoll_timeout_ms(time_until_next(now), cap);
+  }
+
+  /// Loop thread, at shutdown (after the producers stop). Effects: applies what waits, then hands every pending
+  /// payload to f(T&&) in fire order; the front end is empty afterwards.
+  template <class F>
+  requires std::invocable<F&, T&&>
+  void drain(F&& f) {
+    apply();
+    m_service.drain([this, &f](entry&& pending) {
+      done(pending.record);
+      std::invoke(f, std::move(pending.value));
+    });
+  }
+
+  /// Loop thread. Returns: the service underneath (its periodic timers and queries are the loop's to use).
+  [[nodiscard]] service_type& service() noexcept { return m_service; }
+  /// Loop thread. Returns: pending timers, requests not yet applied excluded.
+  [[nodiscard]] std::size_t size() const noexcept { return m_service.size(); }
+  /// Loop thread. Returns: what has been counted (wake-ups: by the producers, read under the inbox lock).
+  [[nodiscard]] concurrent_stats stats() const {
+    concurrent_stats counted = m_stats;
+    counted.wakeups = m_inbox.wakeups();
+    return counted;
+  }
+
+ private:
+  using inbox = detail::remote_inbox<T, time_point>;
+
+  void apply() {
+    for (typename inbox::request& request : m_inbox.take(m_released)) {
+      ++m_stats.requests;
+      const remote_handle handle = request.handle;
+      if (request.kind == detail::request_kind::schedule) {
+        if (handle.index >= m_records.size()) m_records.resize(std::size_t{handle.index} + 1);
+        m_records[handle.index] = {handle.generation,
+                                   m_service.schedule_at(request.when, entry{std::move(*request.value), handle.index})};
+        continue;
+      }
+      if (handle.index >= m_records.size() || m_records[handle.index].generation != handle.generation ||
+          handle.generation == 0) {
+        ++m_stats.ignored;
+        continue;
+      }
+      detail::remote_record<timer_handle>& record = m_records[handle.index];
+      if (request.kind == detail::request_kind::cancel) {
+        static_cast<void>(m_service.cancel(record.timer));
+        done(handle.index);
+      } else {
+        static_cast<void>(m_service.reschedule(record.timer, request.when));
+      }
+    }
+  }
+  void done(std::uint32_t index) {
+    m_records[index].generation = 0;
+    m_released.push_back(index);
+  }
+  [[noreturn]] static void throw_full() {
+#if TIMING_WHEEL_HAS_EXCEPTIONS
+    throw std::length_error("timing_wheel: the bounded inbox is full");
+#else
+    detail::throw_bad_alloc();
+#endif
+  }
+  [[nodiscard]] static time_point saturating_add(time_point t, duration d) noexcept {
+    if (d > duration::zero() && t > time_point::max() - d) return time_point::max();
+    if (d < duration::zero() && t < time_point::min() - d) return time_point::min();
+    return t + d;
+  }
+
+  service_type m_service;  // the loop's; producers read only its epoch and resolution (never written)
+  inbox m_inbox;
+  std::vector<detail::remote_record<timer_handle>> m_records;  // the loop's
+  std::vector<std::uint32_t> m_released;                       // the loop's: records to hand back
+  concurrent_stats m_stats;
+};
+
+TIMING_WHEEL_NAMESPACE_END
