@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   if (loops == 0) loops = 1;
   const std::size_t total = producers * per_producer;
   std::vector<std::atomic<int>> fired(total);
+  std::atomic<std::size_t> fired_total{0};
   std::vector<std::atomic<int>> wrong_loop(loops);
   std::atomic<std::size_t> early{0};
   std::atomic<std::size_t> leftover{0};
@@ -112,6 +113,7 @@ int main(int argc, char** argv) {
             if (steady::now() < job.due) early.fetch_add(1);
             if (route.loop_of(job.key) != i) wrong_loop[i].fetch_add(1);
             fired[job.id].fetch_add(1);
+            fired_total.fetch_add(1);
           },
           [&](timer_job&&) { leftover.fetch_add(1); });
     });
@@ -129,7 +131,10 @@ int main(int argc, char** argv) {
     });
   }
   for (std::thread& t : producer_threads) t.join();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past the last due time
+  // Shut down once every timer has fired (a slow build may lag behind its due times), or after a minute.
+  const steady::time_point give_up = steady::now() + std::chrono::minutes(1);
+  while (fired_total.load() < total && steady::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   for (auto& loop : owned) loop->stop();
   for (std::thread& t : loop_threads) t.join();
 
