@@ -117,8 +117,13 @@ class chunk_pool {
   }
 
   /// Makes room for `timers` live entries over `lists` lists (chunks_needed()). Strong guarantee.
-  void reserve_for(std::size_t timers, std::size_t lists) {
-    if (timers <= m_timers_covered) return;
+  TIMING_WHEEL_HOT void reserve_for(std::size_t timers, std::size_t lists) {
+    if (timers > m_timers_covered) [[unlikely]]
+      cover(timers, lists);
+  }
+
+ private:
+  TIMING_WHEEL_NOINLINE void cover(std::size_t timers, std::size_t lists) {
     reserve(chunks_needed(timers, lists));
     // The most live entries the chunks now allocated cover (chunks_needed() grows with `timers`), so that the next
     // calls return at the first test.
@@ -131,6 +136,7 @@ class chunk_pool {
     m_timers_covered = std::max(covered, timers);
   }
 
+ public:
   /// Every chunk becomes free again; the memory stays.
   void reset() noexcept {
     m_used = 0;

@@ -41,6 +41,13 @@
 #define TIMING_WHEEL_HOT
 #endif
 
+// The rare, long part of a call kept out of line, so that its common short part inlines at the caller.
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMING_WHEEL_NOINLINE [[gnu::noinline]]
+#else
+#define TIMING_WHEEL_NOINLINE
+#endif
+
 TIMING_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 

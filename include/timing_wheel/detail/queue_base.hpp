@@ -165,19 +165,20 @@ class queue_base {
   /// the node is freed, whether the callback returns or throws.
   template <class F>
   void fire_node(std::uint32_t index, F& on_expire) {
-    m_nodes.retire(index);
+    Node& node = m_nodes[index];  // nodes never move, even if the callback makes the slab grow
+    slab<Node>::retire(node);
     --m_size;
     m_instr.fired();
     struct release_on_exit {
       queue_base& queue;
       std::uint32_t index;
+      Node& node;
       ~release_on_exit() {
-        std::destroy_at(std::addressof(queue.m_nodes[index].payload.value));
-        queue.m_nodes.release(index);
+        std::destroy_at(std::addressof(node.payload.value));
+        queue.m_nodes.release(index, node);
         queue.m_in_callback = false;
       }
-    } guard{*this, index};
-    Node& node = m_nodes[index];
+    } guard{*this, index, node};
     m_in_callback = true;
     if constexpr (std::is_invocable_v<F&, tick, T&&>) {
       std::invoke(on_expire, node.deadline, std::move(node.payload.value));
@@ -239,9 +240,10 @@ class queue_base {
 
  private:
   void free_node(std::uint32_t index) noexcept {
-    std::destroy_at(std::addressof(m_nodes[index].payload.value));
-    m_nodes.retire(index);
-    m_nodes.release(index);
+    Node& node = m_nodes[index];
+    std::destroy_at(std::addressof(node.payload.value));
+    slab<Node>::retire(node);
+    m_nodes.release(index, node);
     --m_size;
   }
 };
