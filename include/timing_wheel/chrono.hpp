@@ -54,6 +54,15 @@ struct service_entry {
 
 template <class U>
 using default_service_queue = hierarchical_wheel<U>;
+
+// t + d, stopping at the ends of the clock instead of overflowing.
+template <class TimePoint>
+[[nodiscard]] constexpr TimePoint saturating_add(TimePoint t, typename TimePoint::duration d) noexcept {
+  using duration = typename TimePoint::duration;
+  if (d > duration::zero() && t > TimePoint::max() - d) return TimePoint::max();
+  if (d < duration::zero() && t < TimePoint::min() - d) return TimePoint::min();
+  return t + d;
+}
 }  // namespace detail
 
 /// Returns: the timeout, in milliseconds, to give epoll_wait (or poll) for a wait of `wait`: -1 (sleep until an
@@ -117,7 +126,7 @@ class timer_service {
 
   /// Effects: schedule_at(Clock::now() + delay, value), saturating at the end of the clock's range.
   timer_handle schedule_after(duration delay, T value) {
-    return schedule_at(saturating_add(Clock::now(), delay), std::move(value));
+    return schedule_at(detail::saturating_add(Clock::now(), delay), std::move(value));
   }
 
   /// Effects: a periodic timer firing at first, first + period, first + 2 * period, ... (each due time computed from
@@ -460,12 +469,6 @@ class timer_service {
                                                              typename duration::rep count) noexcept {
     if (count > distance(t, time_point::max()).span / period) return std::nullopt;
     return add(t, period * count);
-  }
-
-  [[nodiscard]] static time_point saturating_add(time_point t, duration d) noexcept {
-    if (d > duration::zero() && t > time_point::max() - d) return time_point::max();
-    if (d < duration::zero() && t < time_point::min() - d) return time_point::min();
-    return t + d;
   }
 
   // A period a periodic timer may have: positive and at least one resolution.

@@ -1,9 +1,10 @@
 // timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
 #pragma once
 
-// The cross-thread front end (opt-in): any thread schedules, cancels and reschedules timers that one loop thread
-// owns and fires. Requests wait in an inbox behind a short critical section; the loop applies them at the start of
-// each poll and before it sleeps, and is woken only when a request brings its next wake-up forward.
+// The cross-thread front ends (opt-in): any thread schedules, cancels and reschedules timers that one loop thread
+// owns and fires, through concurrent_service (std::chrono time) or concurrent_queue (ticks, over a raw queue). Requests
+// wait in an inbox behind a short critical section; the loop applies them at the start of each poll and before it
+// sleeps, and is woken only when a request brings its next wake-up forward.
 
 #include <timing_wheel/chrono.hpp>
 #include <timing_wheel/detail/config.hpp>
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -123,15 +125,17 @@ class remote_inbox {
     }
     released.clear();
     m_asleep_until = 0;
+    m_no_deadline = false;
     m_wake_sent = false;
     return m_taken;
   }
-  // Loop side, just before it sleeps: announces the tick it will wake at (UINT64_MAX: only a request wakes it),
+  // Loop side, just before it sleeps: announces the tick it will wake at (nullopt: only a request wakes it),
   // unless requests arrived in the meantime. Returns: false if requests wait (apply them and ask again).
-  bool announce_sleep(tick until) {
+  bool announce_sleep(std::optional<tick> until) {
     const std::lock_guard<std::mutex> lock(m_lock);
     if (!m_inbox.empty()) return false;
-    m_asleep_until = until;
+    m_asleep_until = until.value_or(UINT64_MAX);
+    m_no_deadline = !until.has_value();
     return true;
   }
   [[nodiscard]] std::uint64_t wakeups() const {
@@ -155,9 +159,9 @@ class remote_inbox {
     ++generation;
     return remote_handle{index, generation};
   }
-  // A request that may fire at `at` wakes a loop asleep past it, once per sleep.
+  // A request that may fire at `at` wakes a loop asleep past it (or with no deadline at all), once per sleep.
   bool should_wake(tick at) {
-    if (at >= m_asleep_until || m_wake_sent) return false;
+    if (m_wake_sent || (at >= m_asleep_until && !m_no_deadline)) return false;
     m_wake_sent = true;
     ++m_wakeups;
     return true;
@@ -168,19 +172,83 @@ class remote_inbox {
   std::vector<request> m_taken;  // the loop's: the last batch taken, its capacity reused
   std::vector<std::uint32_t> m_generations;
   std::vector<std::uint32_t> m_free;
-  tick m_asleep_until = 0;  // 0: the loop is awake and will look at the inbox before it sleeps
+  tick m_asleep_until = 0;     // 0: the loop is awake and will look at the inbox before it sleeps
+  bool m_no_deadline = false;  // asleep until a request wakes it
   bool m_wake_sent = false;
   std::uint64_t m_wakeups = 0;
   std::function<void()> m_wake;
   std::size_t m_bound;
 };
 
-// The loop's half: which timer of the target each record stands for.
-template <class Handle>
-struct remote_record {
-  std::uint32_t generation = 0;  // of the request that scheduled it; 0 when done
-  Handle timer{};
+// The loop's half of a front end: the inbox, and which timer of the loop's queue or service each record stands
+// for. apply() hands the waiting requests to the target in inbox order; done() gives a record back once its timer
+// fired or was cancelled, so later requests with its handle are ignored.
+template <class T, class When>
+class remote_loop {
+ public:
+  using inbox_type = remote_inbox<T, When>;
+
+  remote_loop(std::function<void()> wake, std::size_t bound) : m_inbox(std::move(wake), bound) {}
+
+  [[nodiscard]] inbox_type& inbox() noexcept { return m_inbox; }
+  [[nodiscard]] const inbox_type& inbox() const noexcept { return m_inbox; }
+
+  // insert(when, remote_entry<T>&&) schedules into the target and returns its timer_handle; the target's
+  // cancel(timer_handle) and reschedule(timer_handle, When) do the rest.
+  template <class Target, class Insert>
+  void apply(Target& target, Insert&& insert) {
+    for (typename inbox_type::request& request : m_inbox.take(m_released)) {
+      ++m_stats.requests;
+      const remote_handle handle = request.handle;
+      if (request.kind == request_kind::schedule) {
+        if (handle.index >= m_records.size()) m_records.resize(std::size_t{handle.index} + 1);
+        m_records[handle.index] = {handle.generation,
+                                   insert(request.when, remote_entry<T>{std::move(*request.value), handle.index})};
+        continue;
+      }
+      if (handle.index >= m_records.size() || m_records[handle.index].generation != handle.generation ||
+          handle.generation == 0) {
+        ++m_stats.ignored;
+        continue;
+      }
+      record& held = m_records[handle.index];
+      if (request.kind == request_kind::cancel) {
+        static_cast<void>(target.cancel(held.timer));
+        done(handle.index);
+      } else {
+        static_cast<void>(target.reschedule(held.timer, request.when));
+      }
+    }
+  }
+  void done(std::uint32_t index) {
+    m_records[index].generation = 0;
+    m_released.push_back(index);
+  }
+  [[nodiscard]] concurrent_stats stats() const {
+    concurrent_stats counted = m_stats;
+    counted.wakeups = m_inbox.wakeups();
+    return counted;
+  }
+
+ private:
+  struct record {
+    std::uint32_t generation = 0;  // of the request that scheduled it; 0 when done
+    timer_handle timer{};
+  };
+
+  inbox_type m_inbox;
+  std::vector<record> m_records;          // the loop's
+  std::vector<std::uint32_t> m_released;  // the loop's: records to hand back
+  concurrent_stats m_stats;
 };
+
+[[noreturn]] inline void throw_inbox_full() {
+#if TIMING_WHEEL_HAS_EXCEPTIONS
+  throw std::length_error("timing_wheel: the bounded inbox is full");
+#else
+  throw_bad_alloc();
+#endif
+}
 
 }  // namespace detail
 
@@ -220,11 +288,11 @@ class concurrent_service {
   /// with tick 0 at `epoch`, one tick per `resolution`, and a growable inbox.
   explicit concurrent_service(std::function<void()> wake, time_point epoch = Clock::now(),
                               Resolution resolution = Resolution(1))
-      : m_service(epoch, resolution), m_inbox(std::move(wake), SIZE_MAX) {}
+      : m_service(epoch, resolution), m_loop(std::move(wake), SIZE_MAX) {}
   /// Effects: as above, with at most `bound.requests` requests waiting.
   concurrent_service(std::function<void()> wake, inbox_capacity bound, time_point epoch = Clock::now(),
                      Resolution resolution = Resolution(1))
-      : m_service(epoch, resolution), m_inbox(std::move(wake), bound.requests) {}
+      : m_service(epoch, resolution), m_loop(std::move(wake), bound.requests) {}
   concurrent_service(const concurrent_service&) = delete;
   concurrent_service& operator=(const concurrent_service&) = delete;
   ~concurrent_service() = default;
@@ -234,33 +302,33 @@ class concurrent_service {
   /// try_schedule_at to keep it), bad_alloc.
   remote_handle schedule_at(time_point when, T value) {
     try_schedule_result<T> result = try_schedule_at(when, std::move(value));
-    if (!result) throw_full();
+    if (!result) detail::throw_inbox_full();
     return result.handle;
   }
   /// Any thread. Effects: schedule_at(Clock::now() + delay, value), saturating at the end of the clock.
   remote_handle schedule_after(duration delay, T value) {
-    return schedule_at(saturating_add(Clock::now(), delay), std::move(value));
+    return schedule_at(detail::saturating_add(Clock::now(), delay), std::move(value));
   }
   /// Any thread. Effects: as schedule_at, but a full bounded inbox hands the payload back in `.rejected`.
   try_schedule_result<T> try_schedule_at(time_point when, T value) {
     std::optional<T> held(std::in_place, std::move(value));
-    const remote_handle handle = m_inbox.push_schedule(when, m_service.tick_at_or_after(when), held);
+    const remote_handle handle = m_loop.inbox().push_schedule(when, m_service.tick_at_or_after(when), held);
     return {handle, std::move(held)};
   }
   /// Any thread. Effects: asks the loop to cancel the timer; its payload is destroyed on the loop thread. A handle
   /// whose timer has fired or been cancelled by then is ignored.
   void cancel(remote_handle handle) {
-    static_cast<void>(m_inbox.push(detail::request_kind::cancel, handle, time_point{}, UINT64_MAX, false));
+    static_cast<void>(m_loop.inbox().push(detail::request_kind::cancel, handle, time_point{}, UINT64_MAX, false));
   }
   /// Any thread. Effects: asks the loop to move the timer to `when`, as a new insertion (ignored if it has fired or
   /// been cancelled by then).
   void reschedule(remote_handle handle, time_point when) {
     static_cast<void>(
-        m_inbox.push(detail::request_kind::reschedule, handle, when, m_service.tick_at_or_after(when), false));
+        m_loop.inbox().push(detail::request_kind::reschedule, handle, when, m_service.tick_at_or_after(when), false));
   }
   /// Any thread. Effects: as reschedule. Returns: false, asking nothing, when a bounded inbox is full.
   bool try_reschedule(remote_handle handle, time_point when) {
-    return m_inbox.push(detail::request_kind::reschedule, handle, when, m_service.tick_at_or_after(when), true);
+    return m_loop.inbox().push(detail::request_kind::reschedule, handle, when, m_service.tick_at_or_after(when), true);
   }
 
   /// Loop thread. Effects: applies every waiting request, then fires what is due at `now` as timer_service::poll
@@ -269,7 +337,7 @@ class concurrent_service {
   requires std::invocable<F&, T&> || std::invocable<F&, time_point, T&> std::size_t poll(time_point now, F&& on_fire) {
     apply();
     return m_service.poll(now, [this, &on_fire](time_point due, entry& fired) {
-      done(fired.record);
+      m_loop.done(fired.record);
       if constexpr (std::is_invocable_v<F&, time_point, T&>) {
         std::invoke(on_fire, due, fired.value);
       } else {
@@ -288,7 +356,7 @@ class concurrent_service {
     for (;;) {
       apply();
       const std::optional<tick> next = m_service.queue().next_expiration();
-      if (m_inbox.announce_sleep(next ? *next : UINT64_MAX)) return m_service.time_until_next(now);
+      if (m_loop.inbox().announce_sleep(next)) return m_service.time_until_next(now);
     }
   }
   /// Loop thread, right before it sleeps. Returns: epoll_timeout_ms(time_until_next(now), cap).
@@ -303,7 +371,7 @@ class concurrent_service {
   void drain(F&& f) {
     apply();
     m_service.drain([this, &f](entry&& pending) {
-      done(pending.record);
+      m_loop.done(pending.record);
       std::invoke(f, std::move(pending.value));
     });
   }
@@ -313,61 +381,151 @@ class concurrent_service {
   /// Loop thread. Returns: pending timers, requests not yet applied excluded.
   [[nodiscard]] std::size_t size() const noexcept { return m_service.size(); }
   /// Loop thread. Returns: what has been counted (wake-ups: by the producers, read under the inbox lock).
-  [[nodiscard]] concurrent_stats stats() const {
-    concurrent_stats counted = m_stats;
-    counted.wakeups = m_inbox.wakeups();
-    return counted;
-  }
+  [[nodiscard]] concurrent_stats stats() const { return m_loop.stats(); }
 
  private:
-  using inbox = detail::remote_inbox<T, time_point>;
-
   void apply() {
-    for (typename inbox::request& request : m_inbox.take(m_released)) {
-      ++m_stats.requests;
-      const remote_handle handle = request.handle;
-      if (request.kind == detail::request_kind::schedule) {
-        if (handle.index >= m_records.size()) m_records.resize(std::size_t{handle.index} + 1);
-        m_records[handle.index] = {handle.generation,
-                                   m_service.schedule_at(request.when, entry{std::move(*request.value), handle.index})};
-        continue;
-      }
-      if (handle.index >= m_records.size() || m_records[handle.index].generation != handle.generation ||
-          handle.generation == 0) {
-        ++m_stats.ignored;
-        continue;
-      }
-      detail::remote_record<timer_handle>& record = m_records[handle.index];
-      if (request.kind == detail::request_kind::cancel) {
-        static_cast<void>(m_service.cancel(record.timer));
-        done(handle.index);
-      } else {
-        static_cast<void>(m_service.reschedule(record.timer, request.when));
-      }
-    }
-  }
-  void done(std::uint32_t index) {
-    m_records[index].generation = 0;
-    m_released.push_back(index);
-  }
-  [[noreturn]] static void throw_full() {
-#if TIMING_WHEEL_HAS_EXCEPTIONS
-    throw std::length_error("timing_wheel: the bounded inbox is full");
-#else
-    detail::throw_bad_alloc();
-#endif
-  }
-  [[nodiscard]] static time_point saturating_add(time_point t, duration d) noexcept {
-    if (d > duration::zero() && t > time_point::max() - d) return time_point::max();
-    if (d < duration::zero() && t < time_point::min() - d) return time_point::min();
-    return t + d;
+    m_loop.apply(m_service, [this](time_point when, entry&& scheduled) {
+      return m_service.schedule_at(when, std::move(scheduled));
+    });
   }
 
   service_type m_service;  // the loop's; producers read only its epoch and resolution (never written)
-  inbox m_inbox;
-  std::vector<detail::remote_record<timer_handle>> m_records;  // the loop's
-  std::vector<std::uint32_t> m_released;                       // the loop's: records to hand back
-  concurrent_stats m_stats;
+  detail::remote_loop<T, time_point> m_loop;
+};
+
+/// A raw queue that any thread may insert into, cancel and reschedule, owned and advanced by one loop thread: the
+/// tick-level sibling of concurrent_service, for loops that keep their own time. `Queue<U>` is the queue underneath
+/// (hierarchical_wheel by default; min_heap, flat_wheel or a wheel of another shape through an alias template).
+/// Producer members (any thread): insert, try_insert, cancel, reschedule, try_reschedule. Loop members (the owning
+/// thread only): advance, next_expiration, drain, queue, size, now, stats.
+///
+/// Contract: as concurrent_service's. Requests from one thread apply in the order they were made, requests from
+/// several in the order they took the inbox's lock (so timers due at the same tick fire in that order); a cancel
+/// or reschedule that reaches the loop before its timer fires means what it says, even before the insert was
+/// applied. advance(to) first applies every waiting request, so a timer due at or before `to` that was inserted
+/// before the call fires in it; one inserted from a callback waits for the next advance. The loop calls
+/// next_expiration() right before it sleeps: a later request due before the answer calls the wake-up hook, once
+/// per sleep.
+///
+///     timing_wheel::eventfd_wakeup wake;
+///     timing_wheel::concurrent_queue<order_id> timeouts(std::ref(wake));
+///     auto h = timeouts.insert(deadline, id);                  // from any thread
+///     timeouts.reschedule(h, deadline + 500);                  // from any thread
+///     for (;;) {                                               // the loop thread
+///       const std::optional<tick> next = timeouts.next_expiration();
+///       wait_until(next);                                       // e.g. epoll on wake.fd() with a timeout
+///       wake.clear();
+///       timeouts.advance(current_tick(), [](tick due, order_id&& id) { /* ... */ });
+///     }
+template <class T, template <class> class Queue = detail::default_service_queue>
+class concurrent_queue {
+  using entry = detail::remote_entry<T>;
+
+ public:
+  using value_type = T;             ///< the payload
+  using queue_type = Queue<entry>;  ///< the queue the loop owns
+
+  /// Effects: a front end whose loop is woken by calling `wake` (from the producer's thread, outside any lock),
+  /// over an empty queue whose now() is `start`, with a growable inbox.
+  explicit concurrent_queue(std::function<void()> wake, tick start = 0)
+      : m_queue(start), m_loop(std::move(wake), SIZE_MAX) {}
+  /// Effects: as above, with at most `bound.requests` requests waiting.
+  concurrent_queue(std::function<void()> wake, inbox_capacity bound, tick start = 0)
+      : m_queue(start), m_loop(std::move(wake), bound.requests) {}
+  concurrent_queue(const concurrent_queue&) = delete;
+  concurrent_queue& operator=(const concurrent_queue&) = delete;
+  ~concurrent_queue() = default;
+
+  /// Any thread. Effects: asks the loop to insert `value` due at `deadline` (a past deadline is due at the loop's
+  /// now()). Returns: its handle, usable at once. Throws: std::length_error when a bounded inbox is full (the
+  /// payload is lost: use try_insert to keep it), bad_alloc.
+  remote_handle insert(tick deadline, T value) {
+    try_schedule_result<T> result = try_insert(deadline, std::move(value));
+    if (!result) detail::throw_inbox_full();
+    return result.handle;
+  }
+  /// Any thread. Effects: as insert, but a full bounded inbox hands the payload back in `.rejected`.
+  try_schedule_result<T> try_insert(tick deadline, T value) {
+    std::optional<T> held(std::in_place, std::move(value));
+    const remote_handle handle = m_loop.inbox().push_schedule(deadline, deadline, held);
+    return {handle, std::move(held)};
+  }
+  /// Any thread. Effects: asks the loop to cancel the timer; its payload is destroyed on the loop thread. A handle
+  /// whose timer has fired or been cancelled by then is ignored.
+  void cancel(remote_handle handle) {
+    static_cast<void>(m_loop.inbox().push(detail::request_kind::cancel, handle, 0, UINT64_MAX, false));
+  }
+  /// Any thread. Effects: asks the loop to move the timer to `deadline`, as a new insertion (ignored if it has fired
+  /// or been cancelled by then).
+  void reschedule(remote_handle handle, tick deadline) {
+    static_cast<void>(m_loop.inbox().push(detail::request_kind::reschedule, handle, deadline, deadline, false));
+  }
+  /// Any thread. Effects: as reschedule. Returns: false, asking nothing, when a bounded inbox is full.
+  bool try_reschedule(remote_handle handle, tick deadline) {
+    return m_loop.inbox().push(detail::request_kind::reschedule, handle, deadline, deadline, true);
+  }
+
+  /// Loop thread. Effects: applies every waiting request, then queue().advance(to, ...), calling on_expire(tick,
+  /// T&&) or on_expire(T&&) for each timer due by `to`, in the queue's order. Returns: how many fired. If on_expire
+  /// throws, as the queue's advance: its timer counts as fired, the rest stay pending.
+  template <class F>
+  requires expiry_callback<F, T> std::size_t advance(tick to, F&& on_expire) {
+    apply();
+    return m_queue.advance(to, [this, &on_expire](tick due, entry&& fired) {
+      m_loop.done(fired.record);
+      if constexpr (std::is_invocable_v<F&, tick, T&&>) {
+        std::invoke(on_expire, due, std::move(fired.value));
+      } else {
+        std::invoke(on_expire, std::move(fired.value));
+      }
+    });
+  }
+
+  /// Loop thread, right before it sleeps. Effects: applies what waits, and announces the tick it returns as the
+  /// loop's wake-up, so that a request due earlier wakes it. Returns: the queue's next_expiration(), or nullopt
+  /// (sleep until a request wakes the loop).
+  [[nodiscard]] std::optional<tick> next_expiration() {
+    for (;;) {
+      apply();
+      const std::optional<tick> next = m_queue.next_expiration();
+      if (m_loop.inbox().announce_sleep(next)) return next;
+    }
+  }
+
+  /// Loop thread, at shutdown (after the producers stop). Effects: applies what waits, then hands every pending
+  /// payload to f(tick, T&&) or f(T&&) in fire order; the front end is empty afterwards.
+  template <class F>
+  requires expiry_callback<F, T>
+  void drain(F&& f) {
+    apply();
+    m_queue.drain([this, &f](tick due, entry&& pending) {
+      m_loop.done(pending.record);
+      if constexpr (std::is_invocable_v<F&, tick, T&&>) {
+        std::invoke(f, due, std::move(pending.value));
+      } else {
+        std::invoke(f, std::move(pending.value));
+      }
+    });
+  }
+
+  /// Loop thread. Returns: the queue underneath (for queries; timers inserted into it directly are the loop's own).
+  [[nodiscard]] queue_type& queue() noexcept { return m_queue; }
+  /// Loop thread. Returns: pending timers, requests not yet applied excluded.
+  [[nodiscard]] std::size_t size() const noexcept { return m_queue.size(); }
+  /// Loop thread. Returns: the queue's now().
+  [[nodiscard]] tick now() const noexcept { return m_queue.now(); }
+  /// Loop thread. Returns: what has been counted (wake-ups: by the producers, read under the inbox lock).
+  [[nodiscard]] concurrent_stats stats() const { return m_loop.stats(); }
+
+ private:
+  void apply() {
+    m_loop.apply(m_queue,
+                 [this](tick deadline, entry&& scheduled) { return m_queue.insert(deadline, std::move(scheduled)); });
+  }
+
+  queue_type m_queue;  // the loop's
+  detail::remote_loop<T, tick> m_loop;
 };
 
 TIMING_WHEEL_NAMESPACE_END

@@ -4,6 +4,8 @@
 
 #include <timing_wheel/concurrent.hpp>
 #include <timing_wheel/eventfd.hpp>
+#include <timing_wheel/flat_wheel.hpp>
+#include <timing_wheel/min_heap.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -317,4 +319,156 @@ TEST_CASE("concurrent_service: 4 producers and 1 loop, mixed requests, every tim
   // Woken at most once per sleep, and only for schedules and reschedules.
   REQUIRE(stats.wakeups <= sleeps + 1);
   REQUIRE(stats.wakeups < stats.requests);
+}
+
+namespace {
+// concurrent_queue over each raw queue.
+struct over_wheel {
+  template <class U>
+  using queue = timing_wheel::hierarchical_wheel<U>;
+};
+struct over_min_heap {
+  template <class U>
+  using queue = timing_wheel::min_heap<U>;
+};
+struct over_flat_wheel {
+  template <class U>
+  using queue = timing_wheel::flat_wheel<U, 64>;
+};
+}  // namespace
+
+TEMPLATE_TEST_CASE("concurrent_queue: requests apply in order, before the advance, and stale handles are ignored",
+                   "[concurrent]", over_wheel, over_min_heap, over_flat_wheel) {
+  std::atomic<int> wakes{0};
+  timing_wheel::concurrent_queue<int, TestType::template queue> timers(counting_wake{&wakes}, 100);
+  REQUIRE(timers.now() == 100);
+  const remote_handle cancelled = timers.insert(110, 1);
+  const remote_handle moved = timers.insert(5000, 2);
+  timers.insert(110, 3);
+  timers.insert(7, 4);  // in the past: due at now()
+  timers.cancel(cancelled);
+  timers.reschedule(moved, 105);
+  REQUIRE(timers.size() == 0);  // nothing applied yet
+  std::vector<std::pair<timing_wheel::tick, int>> fired;
+  const auto record = [&](timing_wheel::tick due, int&& v) { fired.emplace_back(due, v); };
+  REQUIRE(timers.advance(110, record) == 3);
+  REQUIRE(fired == std::vector<std::pair<timing_wheel::tick, int>>{{7, 4}, {105, 2}, {110, 3}});
+  timers.cancel(cancelled);
+  timers.reschedule(moved, 200);
+  timers.cancel(remote_handle{});
+  timers.cancel(remote_handle{999, 3});
+  REQUIRE(timers.advance(10'000, record) == 0);
+  REQUIRE(timers.stats().ignored == 4);
+  REQUIRE(timers.stats().wakeups == 0);  // the loop never announced a sleep
+  // Equal deadlines fire in request order; f(T&&) works too.
+  for (int i = 0; i < 30; ++i) timers.insert(10'000 + static_cast<timing_wheel::tick>(i % 3), i);
+  std::vector<int> order;
+  timers.advance(10'010, [&](int&& v) { order.push_back(v); });
+  std::vector<int> expected;
+  for (int k = 0; k < 3; ++k) {
+    for (int i = k; i < 30; i += 3) expected.push_back(i);
+  }
+  REQUIRE(order == expected);
+}
+
+TEST_CASE("concurrent_queue: woken only by a request due before the announced sleep; bounded; drained",
+          "[concurrent]") {
+  std::atomic<int> wakes{0};
+  timing_wheel::concurrent_queue<std::unique_ptr<int>> timers(counting_wake{&wakes}, timing_wheel::inbox_capacity{4});
+  timers.insert(50, std::make_unique<int>(1));
+  REQUIRE(timers.next_expiration() == 50);  // applied; announces a sleep until tick 50
+  timers.insert(80, std::make_unique<int>(2));
+  timers.insert(50, std::make_unique<int>(3));
+  REQUIRE(wakes == 0);
+  timers.insert(49, std::make_unique<int>(4));  // earlier than the wake-up: one call
+  timers.insert(10, std::make_unique<int>(5));  // already woken for this sleep
+  REQUIRE(wakes == 1);
+  auto refused = timers.try_insert(60, std::make_unique<int>(6));  // 4 requests wait
+  REQUIRE_FALSE(refused);
+  REQUIRE(**refused.rejected == 6);
+  REQUIRE_THROWS_AS(timers.insert(60, std::make_unique<int>(7)), std::length_error);
+  REQUIRE_FALSE(timers.try_reschedule(remote_handle{0, 1}, 1));
+  std::vector<int> handed;
+  timers.drain([&](timing_wheel::tick, std::unique_ptr<int>&& p) { handed.push_back(*p); });
+  REQUIRE(handed == std::vector<int>{5, 4, 1, 3, 2});
+  REQUIRE(timers.size() == 0);
+  REQUIRE(timers.next_expiration() == std::nullopt);    // empty: sleep until a request
+  timers.insert(UINT64_MAX, std::make_unique<int>(8));  // any timer wakes an idle loop
+  REQUIRE(wakes == 2);
+  REQUIRE(timers.stats().wakeups == 2);
+}
+
+TEST_CASE("concurrent_queue: 4 producers and 1 loop over ticks, every timer ends once, none early, FIFO per producer",
+          "[concurrent][stress]") {
+  constexpr int producers = 4;
+  constexpr std::uint32_t per_producer = 20'000;
+  const std::uint64_t seed = test_seed();
+  INFO("TIMING_WHEEL_SEED=" << seed);
+  std::printf("concurrent_queue stress: TIMING_WHEEL_SEED=%llu\n", static_cast<unsigned long long>(seed));
+  struct timer {
+    std::uint32_t producer;
+    std::uint32_t sequence;  // the producer's count of its inserts
+    timing_wheel::tick deadline;
+  };
+  std::atomic<timing_wheel::tick> loop_now{0};  // producers read the loop's time to aim just ahead of it
+  timing_wheel::concurrent_queue<timer> timers([] {});
+  std::atomic<int> running{producers};
+  std::vector<std::vector<char>> ended(producers, std::vector<char>(per_producer, 0));
+  std::vector<std::uint32_t> cancels_sent(producers, 0);
+  std::uint64_t early = 0;
+  std::uint64_t out_of_order = 0;
+  std::thread loop([&] {
+    std::vector<std::pair<timing_wheel::tick, std::uint32_t>> last(producers, {0, 0});  // (deadline, sequence)
+    const auto on_fire = [&](timing_wheel::tick due, timer&& t) {
+      if (due < t.deadline || loop_now.load(std::memory_order_relaxed) < t.deadline) ++early;
+      auto& [deadline, sequence] = last[t.producer];
+      if (deadline == t.deadline && sequence > t.sequence) ++out_of_order;  // same deadline: request order
+      last[t.producer] = {t.deadline, t.sequence};
+      ++ended[t.producer][t.sequence];
+    };
+    while (running.load(std::memory_order_acquire) > 0) {
+      const timing_wheel::tick now = loop_now.load(std::memory_order_relaxed) + 1;
+      loop_now.store(now, std::memory_order_relaxed);
+      timers.advance(now, on_fire);
+    }
+    loop_now.store(UINT64_MAX - 1, std::memory_order_relaxed);
+    timers.advance(UINT64_MAX - 1, on_fire);
+  });
+  std::vector<std::thread> threads;
+  for (int p = 0; p < producers; ++p) {
+    threads.emplace_back([&, p] {
+      std::mt19937_64 random(seed + static_cast<std::uint64_t>(p));
+      std::vector<remote_handle> mine;
+      mine.reserve(per_producer);
+      for (std::uint32_t i = 0; i < per_producer; ++i) {
+        const timing_wheel::tick deadline = loop_now.load(std::memory_order_relaxed) + random() % 64;
+        mine.push_back(timers.insert(deadline, timer{static_cast<std::uint32_t>(p), i, deadline}));
+        if (random() % 8 == 0) {
+          timers.cancel(mine[random() % mine.size()]);  // perhaps fired already: then ignored
+          ++cancels_sent[static_cast<std::size_t>(p)];
+        }
+      }
+      running.fetch_sub(1, std::memory_order_release);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  loop.join();
+  std::uint64_t fired = 0;
+  std::uint64_t twice = 0;
+  for (const auto& marks : ended) {
+    for (const char m : marks) {
+      fired += m == 1 ? 1 : 0;
+      twice += m > 1 ? 1 : 0;
+    }
+  }
+  const timing_wheel::concurrent_stats stats = timers.stats();
+  REQUIRE(early == 0);
+  REQUIRE(out_of_order == 0);
+  REQUIRE(twice == 0);
+  REQUIRE(timers.size() == 0);
+  std::uint64_t sent = 0;
+  for (const std::uint32_t c : cancels_sent) sent += c;
+  // Every timer fired unless a cancel reached it first: those are the cancels not ignored.
+  REQUIRE(fired + (sent - stats.ignored) == std::uint64_t{producers} * per_producer);
+  REQUIRE(stats.requests == std::uint64_t{producers} * per_producer + sent);
 }
