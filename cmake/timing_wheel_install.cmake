@@ -12,6 +12,7 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/timing_wheelConfigV
   COMPATIBILITY SameMajorVersion ARCH_INDEPENDENT)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/timing_wheelConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/timing_wheelConfigVersion.cmake
+              ${CMAKE_CURRENT_SOURCE_DIR}/cmake/timing_wheel_integrations.cmake
         DESTINATION ${timing_wheel_config_dir})
 
 configure_file(cmake/timing_wheel.pc.in ${CMAKE_CURRENT_BINARY_DIR}/timing_wheel.pc @ONLY)

@@ -1,0 +1,169 @@
+// timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
+#pragma once
+
+// The Asio timer service, written once for standalone Asio and Boost.Asio: `Net` names the flavour's types
+// (timing_wheel/asio.hpp and timing_wheel/boost_asio.hpp define it and include the engine; this file includes none).
+
+#include <timing_wheel/chrono.hpp>
+#include <timing_wheel/detail/unique_function.hpp>
+
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+TIMING_WHEEL_NAMESPACE_BEGIN
+
+/// Timers for an Asio executor, kept in a timer_service (a hierarchical wheel): schedule, reschedule and cancel are
+/// O(1) and allocate at most the handler's own storage, where a `steady_timer` per timer pays O(log n) in Asio's
+/// heap and an operation per `async_wait`. One `steady_timer`, armed at the next expiration, does the waiting.
+///
+/// Handlers are called as `handler(error_code)` on the service's executor: with a success code when due (never
+/// before their time point), with `operation_aborted` when cancelled (posted, never called inside cancel()). A
+/// periodic handler is called with success once a period and destroyed without a call when cancelled. Destroying
+/// the service destroys every pending handler without calling it, as destroying an io_context does.
+///
+/// Threads: like Asio's own I/O objects, one service is used from one thread at a time: a single-threaded
+/// io_context, or a strand of a multi-threaded one (pass the strand as the executor and call the service from
+/// handlers running on it, or post to it). From other threads, post to get_executor(), or use concurrent.hpp's
+/// concurrent_service with a hook that posts a poll.
+template <class Net, class Resolution = std::chrono::milliseconds>
+class basic_asio_timer_service {
+ public:
+  using executor_type = typename Net::executor_type;               ///< where handlers run and the steady_timer waits
+  using error_code = typename Net::error_code;                     ///< what handlers are called with
+  using clock = std::chrono::steady_clock;                         ///< Asio's steady_timer clock
+  using time_point = clock::time_point;                            ///< a point of that clock
+  using duration = clock::duration;                                ///< a length of that clock
+  using handler_type = detail::unique_function<void(error_code)>;  ///< a handler, type-erased and move-only
+  using service_type = timer_service<handler_type, clock, Resolution>;  ///< the service underneath
+
+  /// Effects: a service on `executor` (an io_context's, or a strand), one tick per `resolution`.
+  explicit basic_asio_timer_service(executor_type executor, Resolution resolution = Resolution(1))
+      : m_service(clock::now(), resolution), m_timer(std::move(executor)) {}
+  /// Effects: a service on `context.get_executor()` (an io_context), one tick per `resolution`.
+  template <class Context>
+  requires requires(Context& context) { executor_type(context.get_executor()); }
+  explicit basic_asio_timer_service(Context& context, Resolution resolution = Resolution(1))
+      : basic_asio_timer_service(executor_type(context.get_executor()), resolution) {}
+  basic_asio_timer_service(const basic_asio_timer_service&) = delete;
+  basic_asio_timer_service& operator=(const basic_asio_timer_service&) = delete;
+  /// Effects: cancels the wait; every pending handler is destroyed without being called.
+  ~basic_asio_timer_service() = default;
+
+  /// Returns: the executor handlers run on.
+  [[nodiscard]] executor_type get_executor() const noexcept { return m_timer.get_executor(); }
+
+  /// Effects: calls handler(error_code{}) on the executor at the first moment at or after `when` (a past `when`: as
+  /// soon as the executor runs it), unless cancelled first. Returns: its handle. Throws: bad_alloc.
+  template <class Handler>
+  requires std::invocable < std::decay_t<Handler>
+  &, error_code > timer_handle schedule_at(time_point when, Handler&& handler) {
+    const timer_handle handle = m_service.schedule_at(when, handler_type(std::forward<Handler>(handler)));
+    arm();
+    return handle;
+  }
+  /// Effects: schedule_at(clock::now() + delay, handler), saturating at the end of the clock.
+  template <class Handler>
+  requires std::invocable < std::decay_t<Handler>
+  &, error_code > timer_handle schedule_after(duration delay, Handler&& handler) {
+    return schedule_at(detail::saturating_add(clock::now(), delay), std::forward<Handler>(handler));
+  }
+  /// Effects: calls handler(error_code{}) every `period` from now + period, as timer_service::schedule_every
+  /// (never drifting; `policy` says what a late wake-up does with missed periods). Returns: its handle.
+  template <class Handler>
+  requires std::invocable < std::decay_t<Handler>
+  &, error_code > periodic_handle schedule_every(duration period, Handler&& handler,
+                                                 missed_period policy = missed_period::skip) {
+    const periodic_handle handle = m_service.schedule_every(period, detail::saturating_add(clock::now(), period),
+                                                            handler_type(std::forward<Handler>(handler)), policy);
+    arm();
+    return handle;
+  }
+
+  /// Effects: moves a pending timer to `when` (O(1)); its handler stays. Returns: false if it is not pending.
+  bool reschedule(timer_handle handle, time_point when) {
+    const bool moved = m_service.reschedule(handle, when);
+    if (moved) arm();
+    return moved;
+  }
+  /// Effects: reschedule(handle, clock::now() + delay): the idle-timeout reset.
+  bool reschedule_after(timer_handle handle, duration delay) {
+    return reschedule(handle, detail::saturating_add(clock::now(), delay));
+  }
+  /// Effects: cancels a pending timer: its handler is posted to the executor with `operation_aborted`.
+  /// Returns: false (nothing posted) if it is not pending.
+  bool cancel(timer_handle handle) {
+    std::optional<handler_type> cancelled = m_service.cancel(handle);
+    if (!cancelled) return false;
+    abort(std::move(*cancelled));
+    return true;
+  }
+  /// Effects: cancels a periodic timer; its handler is destroyed without a call. Returns: false if not pending.
+  bool cancel(periodic_handle handle) { return m_service.cancel(handle); }
+  /// Effects: cancels every pending timer, periodic ones included: each handler is posted once with
+  /// `operation_aborted`. Returns: how many.
+  std::size_t cancel_all() {
+    std::vector<handler_type> cancelled;
+    cancelled.reserve(m_service.size());
+    m_service.drain([&cancelled](handler_type&& handler) { cancelled.push_back(std::move(handler)); });
+    for (handler_type& handler : cancelled) abort(std::move(handler));
+    return cancelled.size();
+  }
+
+  /// Returns: pending timers.
+  [[nodiscard]] std::size_t size() const noexcept { return m_service.size(); }
+  /// Returns: the timer_service underneath, for queries (expiry, pending, period).
+  [[nodiscard]] const service_type& service() const noexcept { return m_service; }
+  /// Makes room for `timers` timers (and `periodic` periodic ones) without allocating later. Throws: bad_alloc.
+  void reserve(std::size_t timers, std::size_t periodic = 0) { m_service.reserve(timers, periodic); }
+
+ private:
+  // Arms the steady_timer at the next expiration if it is not already armed at or before it. A later wake-up
+  // than needed is never left; an earlier one (timers cancelled or moved later) costs one wake-up that re-arms.
+  void arm() {
+    const std::optional<tick> next = m_service.queue().next_expiration();
+    if (!next) return;
+    const time_point at = m_service.time_of(*next);
+    if (m_armed && m_armed_at <= at) return;
+    m_timer.expires_at(at);  // the wait outstanding, if any, completes with operation_aborted: ignored below
+    m_armed = true;
+    m_armed_at = at;
+    const std::uint64_t wait = ++m_waits;
+    m_timer.async_wait([this, alive = std::weak_ptr<const bool>(m_alive), wait](const error_code& ec) {
+      if (alive.expired() || ec == Net::operation_aborted() || wait != m_waits) return;
+      m_armed = false;
+      fire();
+    });
+  }
+
+  void fire() {
+    struct rearm_on_exit {  // a throwing handler propagates out of run(), as in Asio; the rest stay armed
+      basic_asio_timer_service& service;
+      explicit rearm_on_exit(basic_asio_timer_service& owner) noexcept : service(owner) {}
+      rearm_on_exit(const rearm_on_exit&) = delete;
+      rearm_on_exit& operator=(const rearm_on_exit&) = delete;
+      ~rearm_on_exit() { service.arm(); }
+    } rearm{*this};
+    m_service.poll(clock::now(), [](handler_type& handler) { handler(error_code{}); });
+  }
+
+  void abort(handler_type&& handler) {
+    Net::post(m_timer.get_executor(),
+              [handler = std::move(handler)]() mutable { handler(error_code(Net::operation_aborted())); });
+  }
+
+  service_type m_service;
+  typename Net::steady_timer m_timer;
+  std::shared_ptr<const bool> m_alive =
+      std::make_shared<const bool>(true);  // a wait outliving the service sees it gone
+  time_point m_armed_at{};
+  std::uint64_t m_waits = 0;  // numbers the waits: only the latest may fire
+  bool m_armed = false;
+};
+
+TIMING_WHEEL_NAMESPACE_END

@@ -1,0 +1,92 @@
+// timing_wheel/uv.hpp over libuv: order, never early, cancel, periodic, and a loop that can exit and close.
+#include "support/catch.hpp"
+
+#include <timing_wheel/uv.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace {
+using namespace std::chrono_literals;
+using steady = std::chrono::steady_clock;
+
+struct loop_fixture {
+  loop_fixture() { uv_loop_init(&loop); }
+  loop_fixture(const loop_fixture&) = delete;
+  loop_fixture& operator=(const loop_fixture&) = delete;
+  ~loop_fixture() {
+    uv_run(&loop, UV_RUN_DEFAULT);
+    closed = uv_loop_close(&loop);
+  }
+  uv_loop_t loop{};
+  int closed = -1;
+};
+}  // namespace
+
+TEST_CASE("uv_timer_service: callbacks fire in due order, never early, once; cancel drops a callback uncalled",
+          "[integration]") {
+  loop_fixture fixture;
+  std::vector<std::pair<int, steady::duration>> fired;
+  auto alive = std::make_shared<int>(1);
+  {
+    timing_wheel::uv_timer_service<std::chrono::microseconds> timers(&fixture.loop);
+    const auto start = steady::now();
+    const auto record = [&](int id) { return [&, id] { fired.emplace_back(id, steady::now() - start); }; };
+    timers.schedule_after(30ms, record(1));
+    timers.schedule_after(10ms, record(2));
+    timers.schedule_at(start - 1s, record(3));
+    const timing_wheel::timer_handle gone =
+        timers.schedule_after(5ms, [&, keep = alive] { fired.emplace_back(4, 0s); });
+    const timing_wheel::timer_handle moved = timers.schedule_after(1h, record(5));
+    REQUIRE(timers.cancel(gone));
+    REQUIRE(alive.use_count() == 1);  // destroyed at once
+    REQUIRE(timers.reschedule_after(moved, 20ms));
+    timing_wheel::periodic_handle beat{};
+    int beats = 0;
+    beat = timers.schedule_every(3ms, [&] {
+      if (++beats == 4) timers.cancel(beat);
+    });
+    // Returns when nothing is pending: the service stops its handle once it is empty.
+    REQUIRE(uv_run(&fixture.loop, UV_RUN_DEFAULT) == 0);
+    REQUIRE(beats == 4);
+    REQUIRE(timers.size() == 0);
+    std::vector<int> order;
+    for (const auto& [id, at] : fired) order.push_back(id);
+    REQUIRE(order == std::vector<int>{3, 2, 5, 1});
+    REQUIRE(fired[1].second >= 10ms);
+    REQUIRE(fired[2].second >= 20ms);
+    REQUIRE(fired[3].second >= 30ms);
+    // Cancelling the last timer stops the handle too: the loop exits at once, not at the cancelled time.
+    const timing_wheel::timer_handle last = timers.schedule_after(1h, [] {});
+    REQUIRE(timers.cancel(last));
+    const auto before = steady::now();
+    REQUIRE(uv_run(&fixture.loop, UV_RUN_DEFAULT) == 0);
+    REQUIRE(steady::now() - before < 1s);
+    timers.schedule_after(1h, [keep = alive] {});  // pending when the service is destroyed
+  }
+  REQUIRE(alive.use_count() == 1);  // destroyed uncalled with the service
+}
+
+TEST_CASE("uv_timer_service: closing releases the handle, so the loop closes cleanly", "[integration]") {
+  auto fixture = std::make_unique<loop_fixture>();
+  {
+    timing_wheel::uv_timer_service<> timers(&fixture->loop);
+    int fired = 0;
+    std::function<void()> chain = [&] {
+      if (++fired < 5) timers.schedule_after(1ms, chain);
+    };
+    timers.schedule_after(1ms, chain);
+    uv_run(&fixture->loop, UV_RUN_DEFAULT);
+    REQUIRE(fired == 5);
+    timers.schedule_after(1h, [] {});
+    timers.close();  // pending callback destroyed; the handle is freed by the loop's next iteration
+    timers.close();  // idempotent
+    REQUIRE(timers.size() == 0);
+  }
+  uv_loop_t* loop = &fixture->loop;
+  REQUIRE(uv_run(loop, UV_RUN_DEFAULT) == 0);
+  REQUIRE(uv_loop_close(loop) == 0);
+  uv_loop_init(loop);  // the fixture closes it again
+}
