@@ -5,6 +5,7 @@ The prose around the markers names no figure, so a new run changes only what lie
 
 Usage: bench/docs.py RESULTS_DIR [ROOT]   (bench/run calls it through report.py --docs)
 """
+import json
 import os
 import re
 import sys
@@ -63,6 +64,11 @@ def sections(summary, run):
         out["concurrent"] = "\n\n".join(summary[start:].split("\n\n")[:2])
     else:
         out["concurrent"] = "(not measured in this run)"
+    loops = "**Timers inside the engines' loops**"
+    if loops in summary:
+        out["loops"] = "\n\n".join(summary[summary.index(loops):].split("\n\n")[:2])
+    else:
+        out["loops"] = "(not measured in this run)"
     out["plots"] = "\n".join(
         "![%s](../bench/results/%s/%s.svg)" % (title, run, name)
         for title, name in (("W1", "w1_bulk"), ("W2 poll latency", "w2_poll"), ("W3", "w3_timeouts"),
@@ -88,13 +94,16 @@ def sections(summary, run):
     return out
 
 
-def splice(path, generated):
+def splice(path, generated, partial=False):
+    """Rewrites the file's <!-- bench: NAME --> sections from `generated`; with `partial`, leaves the others."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
 
     def fill(match):
         name = match.group(1)
         if name not in generated:
+            if partial:
+                return match.group(0)
             raise SystemExit("%s: no generated section named %s" % (path, name))
         body = generated[name]
         inline = "\n" not in match.group(0)
@@ -111,7 +120,12 @@ def splice(path, generated):
 def main(results, root):
     with open(os.path.join(results, "summary.md"), encoding="utf-8") as f:
         generated = sections(f.read(), os.path.basename(os.path.normpath(os.path.realpath(results))))
-    for path in ("README.md", os.path.join("docs", "benchmarks.md"), os.path.join("docs", "concurrent.md")):
+    import loops  # bench/loops.py, beside this file
+    records = [json.loads(line) for line in open(os.path.join(results, "loop_timers.jsonl"))] \
+        if os.path.exists(os.path.join(results, "loop_timers.jsonl")) else []
+    generated["loops_ratio"] = loops.ratio_sentence(records)
+    for path in ("README.md", os.path.join("docs", "benchmarks.md"), os.path.join("docs", "concurrent.md"),
+                 os.path.join("docs", "integrations.md")):
         splice(os.path.join(root, path), generated)
 
 

@@ -234,6 +234,15 @@ def main():
             rows.append(["concurrent", str(p), s, "latency_p99_ns", c.get("latency_p99_ns")])
         md.append("")
 
+    loop_timers = load_jsonl(os.path.join(results, "loop_timers.jsonl"))
+    if loop_timers:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import loops  # bench/loops.py
+        md.append(loops.table(loop_timers))
+        md.append("")
+        for r in loop_timers:
+            rows.append(["loops", "%s/%d" % (r["engine"], r["timers"]), r["structure"], "reset_ns", r["reset_ns"]])
+
     with open(os.path.join(results, "summary.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     with open(os.path.join(results, "summary.csv"), "w", newline="") as f:

@@ -18,6 +18,10 @@ def compile_block(code, compiler, out_dir, name):
         f.write(code)
     command = [compiler, "-std=c++20", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I", os.path.join(ROOT, "include"),
                source, "-o", os.path.join(out_dir, name + "." + os.path.basename(compiler))]
+    if "timing_wheel/asio.hpp" in code or "timing_wheel/boost_asio.hpp" in code:
+        command.append("-pthread")  # the engines a block includes are linked as their CMake targets link them
+    if "timing_wheel/uv.hpp" in code:
+        command.append("-luv")
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     return result.returncode == 0, result.stderr
 
