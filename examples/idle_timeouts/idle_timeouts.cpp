@@ -6,12 +6,13 @@
 //
 // First line of output: "listening on 127.0.0.1:PORT". SIGUSR1 prints a line of counters; SIGINT or SIGTERM
 // prints them and exits 0. Linux only.
+#include "server_common.hpp"
+
 #include <timing_wheel/chrono.hpp>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,49 +21,20 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
-#include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <vector>
 
 namespace {
 using clock_type = std::chrono::steady_clock;
-
-struct counters {
-  std::uint64_t wakeups = 0;  // epoll_wait returns
-  std::uint64_t accepted = 0;
-  std::uint64_t closed_idle = 0;
-  std::uint64_t closed_by_peer = 0;
-  std::uint64_t open = 0;
-};
+using idle_server::counters;
+using idle_server::print_counters;
 
 [[noreturn]] void fail(const char* what) {
   std::fprintf(stderr, "idle_timeouts: %s: %s\n", what, std::strerror(errno));
   std::exit(1);
-}
-
-[[noreturn]] void usage() {
-  std::fputs("usage: idle_timeouts --port N --idle-ms MS\n", stderr);
-  std::exit(2);
-}
-
-void print_counters(const counters& c) {
-  std::printf("stats wakeups %" PRIu64 " accepted %" PRIu64 " open %" PRIu64 " closed-idle %" PRIu64
-              " closed-by-peer %" PRIu64 "\n",
-              c.wakeups, c.accepted, c.open, c.closed_idle, c.closed_by_peer);
-  std::fflush(stdout);
-}
-
-// Thousands of connections need thousands of descriptors: lift the soft limit to the hard one.
-void raise_descriptor_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    static_cast<void>(setrlimit(RLIMIT_NOFILE, &limit));
-  }
 }
 
 class server {
@@ -212,32 +184,13 @@ class server {
   int m_port = 0;
 };
 
-long parse(const char* text, long low, long high) {
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < low || value > high) usage();
-  return value;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
-  long port = -1;
-  long idle_ms = -1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string arg = argv[i];
-    if (arg == "--port") {
-      port = parse(argv[i + 1], 0, 65535);
-    } else if (arg == "--idle-ms") {
-      idle_ms = parse(argv[i + 1], 1, 86'400'000);
-    } else {
-      usage();
-    }
-  }
-  if (argc % 2 == 0 || port < 0 || idle_ms < 0) usage();
-  raise_descriptor_limit();
+  const idle_server::options opt = idle_server::parse_options(argc, argv, "idle_timeouts");
+  idle_server::raise_descriptor_limit();
   std::signal(SIGPIPE, SIG_IGN);
-  server s(static_cast<int>(port), std::chrono::milliseconds(idle_ms));
+  server s(opt.port, opt.idle);
   std::printf("listening on 127.0.0.1:%d\n", s.port());
   std::fflush(stdout);
   s.run();

@@ -7,57 +7,28 @@
 //
 // First line of output: "listening on 127.0.0.1:PORT". SIGUSR1 prints a line of counters; SIGINT or SIGTERM
 // prints them and exits 0.
+#include "../idle_timeouts/server_common.hpp"
+
 #include <timing_wheel/uv.hpp>
 
 #include <uv.h>
 
-#include <sys/resource.h>
-
-#include <cerrno>
 #include <chrono>
-#include <cinttypes>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <string>
 #include <unordered_set>
 
 namespace {
-
-struct counters {
-  std::uint64_t wakeups = 0;  // callbacks run: connections, reads, timeouts, signals
-  std::uint64_t accepted = 0;
-  std::uint64_t closed_idle = 0;
-  std::uint64_t closed_by_peer = 0;
-  std::uint64_t open = 0;
-};
-
-void print_counters(const counters& c) {
-  std::printf("stats wakeups %" PRIu64 " accepted %" PRIu64 " open %" PRIu64 " closed-idle %" PRIu64
-              " closed-by-peer %" PRIu64 "\n",
-              c.wakeups, c.accepted, c.open, c.closed_idle, c.closed_by_peer);
-  std::fflush(stdout);
-}
-
-[[noreturn]] void usage() {
-  std::fputs("usage: idle_timeouts_uv --port N --idle-ms MS\n", stderr);
-  std::exit(2);
-}
+using idle_server::counters;
+using idle_server::print_counters;
 
 [[noreturn]] void fail(const char* what, int status) {
   std::fprintf(stderr, "idle_timeouts_uv: %s: %s\n", what, uv_strerror(status));
   std::exit(1);
-}
-
-void raise_descriptor_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    static_cast<void>(setrlimit(RLIMIT_NOFILE, &limit));
-  }
 }
 
 class server;
@@ -198,35 +169,16 @@ class server {
   int m_port = 0;
 };
 
-long parse(const char* text, long low, long high) {
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < low || value > high) usage();
-  return value;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
-  long port = -1;
-  long idle_ms = -1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string arg = argv[i];
-    if (arg == "--port") {
-      port = parse(argv[i + 1], 0, 65535);
-    } else if (arg == "--idle-ms") {
-      idle_ms = parse(argv[i + 1], 1, 86'400'000);
-    } else {
-      usage();
-    }
-  }
-  if (argc % 2 == 0 || port < 0 || idle_ms < 0) usage();
-  raise_descriptor_limit();
+  const idle_server::options opt = idle_server::parse_options(argc, argv, "idle_timeouts_uv");
+  idle_server::raise_descriptor_limit();
   std::signal(SIGPIPE, SIG_IGN);
   uv_loop_t loop;
   uv_loop_init(&loop);
   {
-    server s(&loop, static_cast<int>(port), std::chrono::milliseconds(idle_ms));
+    server s(&loop, opt.port, opt.idle);
     std::printf("listening on 127.0.0.1:%d\n", s.port());
     std::fflush(stdout);
     uv_run(&loop, UV_RUN_DEFAULT);

@@ -4,7 +4,7 @@
 // Opt-in integration with standalone Asio (Debian libasio-dev): asio_timer_service, timers on an Asio executor backed
 // by the hierarchical wheel. For Boost.Asio include timing_wheel/boost_asio.hpp instead (or as well).
 
-#include <timing_wheel/detail/asio_service.hpp>
+#include <timing_wheel/asio_service.hpp>
 
 #include <asio/any_io_executor.hpp>
 #include <asio/error.hpp>

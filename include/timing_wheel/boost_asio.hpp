@@ -4,7 +4,7 @@
 // Opt-in integration with Boost.Asio (Debian libboost-dev): boost_asio_timer_service, the same service as
 // timing_wheel/asio.hpp's, with handlers taking boost::system::error_code.
 
-#include <timing_wheel/detail/asio_service.hpp>
+#include <timing_wheel/asio_service.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/error.hpp>

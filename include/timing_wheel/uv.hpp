@@ -5,6 +5,7 @@
 // hierarchical wheel, with one uv_timer_t armed at the next expiration doing the waiting.
 
 #include <timing_wheel/chrono.hpp>
+#include <timing_wheel/detail/armed_service.hpp>
 #include <timing_wheel/detail/config.hpp>
 #include <timing_wheel/detail/unique_function.hpp>
 
@@ -43,10 +44,9 @@ class uv_timer_service {
   using callback_type = detail::unique_function<void()>;                 ///< a callback, type-erased and move-only
   using service_type = timer_service<callback_type, clock, Resolution>;  ///< the service underneath
 
-  /// Effects: a service on `loop`, one tick per `resolution`. Throws: bad_alloc, or std::runtime_error if
-  /// uv_timer_init fails.
+  /// Effects: a service on `loop`, one tick per `resolution`. Throws: bad_alloc (also if uv_timer_init fails).
   explicit uv_timer_service(uv_loop_t* loop, Resolution resolution = Resolution(1))
-      : m_service(clock::now(), resolution), m_handle(new uv_timer_t) {
+      : m_core(resolution), m_handle(new uv_timer_t) {
     if (uv_timer_init(loop, m_handle) != 0) {
       delete m_handle;
       detail::throw_bad_alloc();
@@ -66,109 +66,83 @@ class uv_timer_service {
     uv_close(reinterpret_cast<uv_handle_t*>(m_handle),
              [](uv_handle_t* handle) { delete reinterpret_cast<uv_timer_t*>(handle); });
     m_handle = nullptr;
-    m_service.clear();
+    m_core.service().clear();
   }
 
   /// Effects: calls callback() on the loop at the first moment at or after `when`, unless cancelled first.
   /// Returns: its handle. Requires: not closed (asserted). Throws: bad_alloc.
-  template <class Callback>
-  requires std::invocable < std::decay_t<Callback>
-  & > timer_handle schedule_at(time_point when, Callback&& callback) {
+  template <detail::loop_callback Callback>
+  timer_handle schedule_at(time_point when, Callback&& callback) {
     TIMING_WHEEL_ASSERT(m_handle != nullptr, "uv_timer_service used after close()");
-    const timer_handle handle = m_service.schedule_at(when, callback_type(std::forward<Callback>(callback)));
-    arm();
-    return handle;
+    return m_core.schedule_at(when, callback_type(std::forward<Callback>(callback)), wait_until());
   }
   /// Effects: schedule_at(clock::now() + delay, callback), saturating at the end of the clock.
-  template <class Callback>
-  requires std::invocable < std::decay_t<Callback>
-  & > timer_handle schedule_after(duration delay, Callback&& callback) {
+  template <detail::loop_callback Callback>
+  timer_handle schedule_after(duration delay, Callback&& callback) {
     return schedule_at(detail::saturating_add(clock::now(), delay), std::forward<Callback>(callback));
   }
   /// Effects: calls callback() every `period` from now + period, as timer_service::schedule_every. Returns: its
   /// handle. Requires: not closed (asserted).
-  template <class Callback>
-  requires std::invocable < std::decay_t<Callback>
-  & > periodic_handle schedule_every(duration period, Callback&& callback, missed_period policy = missed_period::skip) {
+  template <detail::loop_callback Callback>
+  periodic_handle schedule_every(duration period, Callback&& callback, missed_period policy = missed_period::skip) {
     TIMING_WHEEL_ASSERT(m_handle != nullptr, "uv_timer_service used after close()");
-    const periodic_handle handle = m_service.schedule_every(period, detail::saturating_add(clock::now(), period),
-                                                            callback_type(std::forward<Callback>(callback)), policy);
-    arm();
-    return handle;
+    return m_core.schedule_every(period, callback_type(std::forward<Callback>(callback)), policy, wait_until());
   }
 
   /// Effects: moves a pending timer to `when` (O(1)). Returns: false if it is not pending.
-  bool reschedule(timer_handle handle, time_point when) {
-    const bool moved = m_service.reschedule(handle, when);
-    if (moved) arm();
-    return moved;
-  }
+  bool reschedule(timer_handle handle, time_point when) { return m_core.reschedule(handle, when, wait_until()); }
   /// Effects: reschedule(handle, clock::now() + delay): the idle-timeout reset.
   bool reschedule_after(timer_handle handle, duration delay) {
     return reschedule(handle, detail::saturating_add(clock::now(), delay));
   }
   /// Effects: cancels a pending timer, destroying its callback without a call. Returns: false if not pending.
-  bool cancel(timer_handle handle) {
-    const bool cancelled = m_service.cancel(handle).has_value();
-    if (cancelled) stop_if_empty();
-    return cancelled;
-  }
+  bool cancel(timer_handle handle) { return stop_if_empty(m_core.service().cancel(handle).has_value()); }
   /// Effects: as cancel, for a periodic timer.
-  bool cancel(periodic_handle handle) {
-    const bool cancelled = m_service.cancel(handle);
-    if (cancelled) stop_if_empty();
-    return cancelled;
-  }
+  bool cancel(periodic_handle handle) { return stop_if_empty(m_core.service().cancel(handle)); }
 
   /// Returns: pending timers.
-  [[nodiscard]] std::size_t size() const noexcept { return m_service.size(); }
+  [[nodiscard]] std::size_t size() const noexcept { return m_core.service().size(); }
   /// Returns: the timer_service underneath, for queries (expiry, pending, period).
-  [[nodiscard]] const service_type& service() const noexcept { return m_service; }
+  [[nodiscard]] const service_type& service() const noexcept { return m_core.service(); }
   /// Makes room for `timers` timers (and `periodic` periodic ones) without allocating later. Throws: bad_alloc.
-  void reserve(std::size_t timers, std::size_t periodic = 0) { m_service.reserve(timers, periodic); }
+  void reserve(std::size_t timers, std::size_t periodic = 0) { m_core.service().reserve(timers, periodic); }
 
  private:
-  // Starts the handle for the next expiration unless it already wakes at or before it. libuv counts in whole
-  // milliseconds of its cached loop time, so a wake-up may come a little early: it fires nothing and re-arms.
-  void arm() {
-    if (m_handle == nullptr) return;
-    const std::optional<tick> next = m_service.queue().next_expiration();
-    if (!next) {
-      stop_if_empty();
-      return;
-    }
-    const time_point at = m_service.time_of(*next);
-    if (m_armed && m_armed_at <= at) return;
-    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(std::max(at - clock::now(), duration::zero()));
-    uv_timer_start(m_handle, &uv_timer_service::on_timer, static_cast<std::uint64_t>(wait.count()), 0);
-    m_armed = true;
-    m_armed_at = at;
+  // Starts the handle to wake at `at`. libuv counts whole milliseconds of its cached loop time, so it may wake a
+  // little early: the poll then fires nothing and re-arms.
+  [[nodiscard]] auto wait_until() noexcept {
+    return [this](time_point at) {
+      if (m_handle == nullptr) return;
+      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(std::max(at - clock::now(), duration::zero()));
+      uv_timer_start(m_handle, &uv_timer_service::on_timer, static_cast<std::uint64_t>(wait.count()), 0);
+    };
   }
 
-  void stop_if_empty() noexcept {
-    if (m_service.size() != 0 || m_handle == nullptr || !m_armed) return;
-    uv_timer_stop(m_handle);
-    m_armed = false;
+  // With nothing pending the handle stops, so that uv_run can return. Returns: `cancelled`.
+  bool stop_if_empty(bool cancelled) noexcept {
+    if (cancelled && size() == 0 && m_handle != nullptr && m_core.armed()) {
+      uv_timer_stop(m_handle);
+      m_core.disarm();
+    }
+    return cancelled;
   }
 
   static void on_timer(uv_timer_t* handle) {
     auto* self = static_cast<uv_timer_service*>(handle->data);
     if (self == nullptr) return;
-    self->m_armed = false;
+    self->m_core.disarm();
     struct rearm_on_exit {  // a callback that throws leaves the rest armed
       uv_timer_service& service;
       explicit rearm_on_exit(uv_timer_service& owner) noexcept : service(owner) {}
       rearm_on_exit(const rearm_on_exit&) = delete;
       rearm_on_exit& operator=(const rearm_on_exit&) = delete;
-      ~rearm_on_exit() { service.arm(); }
+      ~rearm_on_exit() { service.m_core.arm(service.wait_until()); }
     } rearm{*self};
-    self->m_service.poll(clock::now(), [](callback_type& callback) { callback(); });
+    self->m_core.service().poll(clock::now(), [](callback_type& callback) { callback(); });
   }
 
-  service_type m_service;
+  detail::armed_service<callback_type, Resolution> m_core;
   uv_timer_t* m_handle;  // owned until close() hands it to uv_close
-  time_point m_armed_at{};
-  bool m_armed = false;
 };
 
 TIMING_WHEEL_NAMESPACE_END

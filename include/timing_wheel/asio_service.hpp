@@ -1,10 +1,12 @@
 // timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
 #pragma once
 
-// The Asio timer service, written once for standalone Asio and Boost.Asio: `Net` names the flavour's types
-// (timing_wheel/asio.hpp and timing_wheel/boost_asio.hpp define it and include the engine; this file includes none).
+// The Asio timer service, written once for standalone Asio and Boost.Asio: `Net` names the flavour's types. Include
+// timing_wheel/asio.hpp or timing_wheel/boost_asio.hpp, which define it and include the engine; this file includes
+// none.
 
 #include <timing_wheel/chrono.hpp>
+#include <timing_wheel/detail/armed_service.hpp>
 #include <timing_wheel/detail/unique_function.hpp>
 
 #include <chrono>
@@ -44,7 +46,7 @@ class basic_asio_timer_service {
 
   /// Effects: a service on `executor` (an io_context's, or a strand), one tick per `resolution`.
   explicit basic_asio_timer_service(executor_type executor, Resolution resolution = Resolution(1))
-      : m_service(clock::now(), resolution), m_timer(std::move(executor)) {}
+      : m_core(resolution), m_timer(std::move(executor)) {}
   /// Effects: a service on `context.get_executor()` (an io_context), one tick per `resolution`.
   template <class Context>
   requires requires(Context& context) { executor_type(context.get_executor()); }
@@ -60,37 +62,24 @@ class basic_asio_timer_service {
 
   /// Effects: calls handler(error_code{}) on the executor at the first moment at or after `when` (a past `when`: as
   /// soon as the executor runs it), unless cancelled first. Returns: its handle. Throws: bad_alloc.
-  template <class Handler>
-  requires std::invocable < std::decay_t<Handler>
-  &, error_code > timer_handle schedule_at(time_point when, Handler&& handler) {
-    const timer_handle handle = m_service.schedule_at(when, handler_type(std::forward<Handler>(handler)));
-    arm();
-    return handle;
+  template <detail::loop_callback<error_code> Handler>
+  timer_handle schedule_at(time_point when, Handler&& handler) {
+    return m_core.schedule_at(when, handler_type(std::forward<Handler>(handler)), wait_until());
   }
   /// Effects: schedule_at(clock::now() + delay, handler), saturating at the end of the clock.
-  template <class Handler>
-  requires std::invocable < std::decay_t<Handler>
-  &, error_code > timer_handle schedule_after(duration delay, Handler&& handler) {
+  template <detail::loop_callback<error_code> Handler>
+  timer_handle schedule_after(duration delay, Handler&& handler) {
     return schedule_at(detail::saturating_add(clock::now(), delay), std::forward<Handler>(handler));
   }
   /// Effects: calls handler(error_code{}) every `period` from now + period, as timer_service::schedule_every
   /// (never drifting; `policy` says what a late wake-up does with missed periods). Returns: its handle.
-  template <class Handler>
-  requires std::invocable < std::decay_t<Handler>
-  &, error_code > periodic_handle schedule_every(duration period, Handler&& handler,
-                                                 missed_period policy = missed_period::skip) {
-    const periodic_handle handle = m_service.schedule_every(period, detail::saturating_add(clock::now(), period),
-                                                            handler_type(std::forward<Handler>(handler)), policy);
-    arm();
-    return handle;
+  template <detail::loop_callback<error_code> Handler>
+  periodic_handle schedule_every(duration period, Handler&& handler, missed_period policy = missed_period::skip) {
+    return m_core.schedule_every(period, handler_type(std::forward<Handler>(handler)), policy, wait_until());
   }
 
   /// Effects: moves a pending timer to `when` (O(1)); its handler stays. Returns: false if it is not pending.
-  bool reschedule(timer_handle handle, time_point when) {
-    const bool moved = m_service.reschedule(handle, when);
-    if (moved) arm();
-    return moved;
-  }
+  bool reschedule(timer_handle handle, time_point when) { return m_core.reschedule(handle, when, wait_until()); }
   /// Effects: reschedule(handle, clock::now() + delay): the idle-timeout reset.
   bool reschedule_after(timer_handle handle, duration delay) {
     return reschedule(handle, detail::saturating_add(clock::now(), delay));
@@ -98,47 +87,42 @@ class basic_asio_timer_service {
   /// Effects: cancels a pending timer: its handler is posted to the executor with `operation_aborted`.
   /// Returns: false (nothing posted) if it is not pending.
   bool cancel(timer_handle handle) {
-    std::optional<handler_type> cancelled = m_service.cancel(handle);
+    std::optional<handler_type> cancelled = m_core.service().cancel(handle);
     if (!cancelled) return false;
     abort(std::move(*cancelled));
     return true;
   }
   /// Effects: cancels a periodic timer; its handler is destroyed without a call. Returns: false if not pending.
-  bool cancel(periodic_handle handle) { return m_service.cancel(handle); }
+  bool cancel(periodic_handle handle) { return m_core.service().cancel(handle); }
   /// Effects: cancels every pending timer, periodic ones included: each handler is posted once with
   /// `operation_aborted`. Returns: how many.
   std::size_t cancel_all() {
     std::vector<handler_type> cancelled;
-    cancelled.reserve(m_service.size());
-    m_service.drain([&cancelled](handler_type&& handler) { cancelled.push_back(std::move(handler)); });
+    cancelled.reserve(size());
+    m_core.service().drain([&cancelled](handler_type&& handler) { cancelled.push_back(std::move(handler)); });
     for (handler_type& handler : cancelled) abort(std::move(handler));
     return cancelled.size();
   }
 
   /// Returns: pending timers.
-  [[nodiscard]] std::size_t size() const noexcept { return m_service.size(); }
+  [[nodiscard]] std::size_t size() const noexcept { return m_core.service().size(); }
   /// Returns: the timer_service underneath, for queries (expiry, pending, period).
-  [[nodiscard]] const service_type& service() const noexcept { return m_service; }
+  [[nodiscard]] const service_type& service() const noexcept { return m_core.service(); }
   /// Makes room for `timers` timers (and `periodic` periodic ones) without allocating later. Throws: bad_alloc.
-  void reserve(std::size_t timers, std::size_t periodic = 0) { m_service.reserve(timers, periodic); }
+  void reserve(std::size_t timers, std::size_t periodic = 0) { m_core.service().reserve(timers, periodic); }
 
  private:
-  // Arms the steady_timer at the next expiration if it is not already armed at or before it. A later wake-up
-  // than needed is never left; an earlier one (timers cancelled or moved later) costs one wake-up that re-arms.
-  void arm() {
-    const std::optional<tick> next = m_service.queue().next_expiration();
-    if (!next) return;
-    const time_point at = m_service.time_of(*next);
-    if (m_armed && m_armed_at <= at) return;
-    m_timer.expires_at(at);  // the wait outstanding, if any, completes with operation_aborted: ignored below
-    m_armed = true;
-    m_armed_at = at;
-    const std::uint64_t wait = ++m_waits;
-    m_timer.async_wait([this, alive = std::weak_ptr<const bool>(m_alive), wait](const error_code& ec) {
-      if (alive.expired() || ec == Net::operation_aborted() || wait != m_waits) return;
-      m_armed = false;
-      fire();
-    });
+  // Arms the steady_timer at `at`; the wait outstanding, if any, completes with operation_aborted and is ignored.
+  [[nodiscard]] auto wait_until() noexcept {
+    return [this](time_point at) {
+      m_timer.expires_at(at);
+      const std::uint64_t wait = ++m_waits;
+      m_timer.async_wait([this, alive = std::weak_ptr<const bool>(m_alive), wait](const error_code& ec) {
+        if (alive.expired() || ec == Net::operation_aborted() || wait != m_waits) return;
+        m_core.disarm();
+        fire();
+      });
+    };
   }
 
   void fire() {
@@ -147,9 +131,9 @@ class basic_asio_timer_service {
       explicit rearm_on_exit(basic_asio_timer_service& owner) noexcept : service(owner) {}
       rearm_on_exit(const rearm_on_exit&) = delete;
       rearm_on_exit& operator=(const rearm_on_exit&) = delete;
-      ~rearm_on_exit() { service.arm(); }
+      ~rearm_on_exit() { service.m_core.arm(service.wait_until()); }
     } rearm{*this};
-    m_service.poll(clock::now(), [](handler_type& handler) { handler(error_code{}); });
+    m_core.service().poll(clock::now(), [](handler_type& handler) { handler(error_code{}); });
   }
 
   void abort(handler_type&& handler) {
@@ -157,13 +141,11 @@ class basic_asio_timer_service {
               [handler = std::move(handler)]() mutable { handler(error_code(Net::operation_aborted())); });
   }
 
-  service_type m_service;
+  detail::armed_service<handler_type, Resolution> m_core;
   typename Net::steady_timer m_timer;
   std::shared_ptr<const bool> m_alive =
       std::make_shared<const bool>(true);  // a wait outliving the service sees it gone
-  time_point m_armed_at{};
-  std::uint64_t m_waits = 0;  // numbers the waits: only the latest may fire
-  bool m_armed = false;
+  std::uint64_t m_waits = 0;               // numbers the waits: only the latest may fire
 };
 
 TIMING_WHEEL_NAMESPACE_END
