@@ -474,11 +474,7 @@ class concurrent_queue {
     apply();
     return m_queue.advance(to, [this, &on_expire](tick due, entry&& fired) {
       m_loop.done(fired.record);
-      if constexpr (std::is_invocable_v<F&, tick, T&&>) {
-        std::invoke(on_expire, due, std::move(fired.value));
-      } else {
-        std::invoke(on_expire, std::move(fired.value));
-      }
+      detail::invoke_expiry<T>(on_expire, due, std::move(fired.value));
     });
   }
 
@@ -501,11 +497,7 @@ class concurrent_queue {
     apply();
     m_queue.drain([this, &f](tick due, entry&& pending) {
       m_loop.done(pending.record);
-      if constexpr (std::is_invocable_v<F&, tick, T&&>) {
-        std::invoke(f, due, std::move(pending.value));
-      } else {
-        std::invoke(f, std::move(pending.value));
-      }
+      detail::invoke_expiry<T>(f, due, std::move(pending.value));
     });
   }
 

@@ -6,6 +6,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -146,6 +147,17 @@ template <class F, class T>
 concept expiry_callback = std::invocable<F&, tick, T&&> || std::invocable<F&, T&&>;
 
 namespace detail {
+// Calls an expiry_callback in the form it takes: f(deadline, T&&), else f(T&&). T is given, never deduced.
+template <class T, class F>
+requires expiry_callback<F, T>
+decltype(auto) invoke_expiry(F& f, tick deadline, std::type_identity_t<T>&& value) {
+  if constexpr (std::invocable<F&, tick, T&&>) {
+    return std::invoke(f, deadline, std::move(value));
+  } else {
+    return std::invoke(f, std::move(value));
+  }
+}
+
 // Stands for any on_expire callback in the concept below.
 template <class T>
 struct expire_sink {

@@ -180,11 +180,7 @@ class queue_base {
       }
     } guard{*this, index, node};
     m_in_callback = true;
-    if constexpr (std::is_invocable_v<F&, tick, T&&>) {
-      std::invoke(on_expire, node.deadline, std::move(node.payload.value));
-    } else {
-      std::invoke(on_expire, std::move(node.payload.value));
-    }
+    invoke_expiry<T>(on_expire, node.deadline, std::move(node.payload.value));
   }
 
   /// Destroys every pending payload and frees its node; the caller resets its own structure.
