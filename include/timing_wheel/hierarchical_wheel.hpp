@@ -151,6 +151,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_overflow(std::exchange(other.m_overflow, {})),
         m_quiet_until(std::exchange(other.m_quiet_until, 0)),
         m_quiet_stride(std::exchange(other.m_quiet_stride, UINT64_MAX)),
+        m_spread_until(std::exchange(other.m_spread_until, 0)),
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)) {}
   /// Effects: destroys this queue's payloads, then takes over `other`'s timers; `other` is empty and usable.
@@ -169,6 +170,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_overflow = std::exchange(other.m_overflow, {});
       m_quiet_until = std::exchange(other.m_quiet_until, 0);
       m_quiet_stride = std::exchange(other.m_quiet_stride, UINT64_MAX);
+      m_spread_until = std::exchange(other.m_spread_until, 0);
       m_next = std::exchange(other.m_next, std::nullopt);
       m_next_known = std::exchange(other.m_next_known, true);
     }
@@ -289,6 +291,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_overflow.clear();
     m_quiet_until = 0;
     m_quiet_stride = UINT64_MAX;
+    m_spread_until = 0;
     m_next.reset();
     m_next_known = true;
   }
@@ -315,7 +318,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (!this->nodes_hold()) return false;
     if (m_next_known && m_next != find_next_expiration()) return false;
     if (const event next = next_event(); next.list != none && next.at < m_quiet_until) return false;
-    if (!quiet_until_holds()) return false;
+    if ((precascades && m_quiet_until > m_spread_until) || !quiet_until_holds()) return false;
     std::size_t counted = 0;
     std::size_t chunks = 0;
     // Every entry of `list` in order; check(node) for each live one.
@@ -519,7 +522,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   TIMING_WHEEL_HOT void put(std::uint32_t index, placement where) noexcept {
-    m_quiet_until = 0;  // an earlier event, or a fuller source to spread
+    m_quiet_until = 0;                      // an earlier event
+    if (where.level > 0) spread_changed();  // a fuller source to spread (level 0 is no level's source)
     if (where.list == overflow_id) {
       m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() sets the node's link
     } else {
@@ -612,6 +616,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       if (!m_occupied[level].any()) m_levels_used &= ~(tick{1} << level);
     }
   }
+
+  // A source of the spreading may have grown, or a level's sources changed: precascade() runs at the next advance.
+  void spread_changed() noexcept { m_spread_until = 0; }
 
   [[nodiscard]] auto on_move() noexcept {
     return [this](std::uint32_t index, std::size_t position) { this->m_nodes[index].link = overflow_link(position); };
@@ -755,7 +762,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     this->m_now = to;
     m_quiet_until = next.list == none ? UINT64_MAX : next.at;  // nothing changed since `next` was found
-    if constexpr (precascades) m_quiet_until = std::min(m_quiet_until, precascade(stride));
+    if constexpr (precascades) {
+      // Firing level 0 changes no source: the spreading, asked only when due, costs nothing on most advances.
+      if (to >= m_spread_until || stride > m_quiet_stride) m_spread_until = precascade(stride);
+      m_quiet_until = std::min(m_quiet_until, m_spread_until);
+    }
     return fired;
   }
 
@@ -777,6 +788,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // now() has just entered the span of this slot: its timers move to lower levels, in list order, so that equal
   // due times keep their insertion order.
   void cascade(std::uint32_t list) noexcept {
+    spread_changed();  // the lower lists filled may be sources
     slot_emptied(list, level_of(list));
     std::size_t moved = 0;
     m_chunks.consume(
@@ -834,6 +846,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   void swap_in(std::size_t level) noexcept {
+    spread_changed();
     std::swap(m_rings.first[level], m_rings.ahead[level]);
     std::swap(m_rings.role[m_rings.first[level] / slots], m_rings.role[m_rings.ahead[level] / slots]);
     std::swap(m_occupied[level], m_ahead[level]);
@@ -925,8 +938,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // last skipped tick.
   [[nodiscard]] bool quiet_until_holds() const noexcept {
     if constexpr (precascades) {
-      if (m_quiet_until <= this->m_now) return true;
-      const tick last = m_quiet_until - 1;
+      if (m_spread_until <= this->m_now) return true;
+      const tick last = m_spread_until - 1;
       for (std::size_t level = 0; level < ahead_levels; ++level) {
         const std::size_t shift = Bits * (level + 1);
         const tick revolution_end = this->m_now | detail::low_mask(shift + Bits);
@@ -1000,6 +1013,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   detail::indexed_heap m_overflow;
   tick m_quiet_until = 0;              // advance(to) with to < m_quiet_until only moves now(): see advance()
   tick m_quiet_stride = UINT64_MAX;    // the stride m_quiet_until assumes (a share left to later advances)
+  tick m_spread_until = 0;             // precascade() has nothing to do before this tick, at m_quiet_stride
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
   mutable bool m_next_known = true;
 };
