@@ -80,6 +80,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
                 "coarse mode needs Bits >= 2: rings of 2 slots reach no granule ahead, so a timer could fire up to "
                 "2^62 ticks late");
   using base = detail::queue_base<T, detail::wheel_node<T>, Instr>;
+  using node_type = detail::wheel_node<T>;
 
  public:
   using value_type = T;                          ///< the payload
@@ -197,8 +198,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     reserve_chunks(std::min(this->size() + 1, this->max_size()));
     if (where.list == overflow_id) make_overflow_room();
     const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
-    put(index, where);
-    return base::handle_of(index, this->m_nodes[index]);
+    node_type& node = this->m_nodes[index];
+    put(index, node, where);
+    return base::handle_of(index, node);
   }
 
   /// Effects: removes a pending timer. Returns: its payload, or nullopt if `handle` is not pending (fired,
@@ -206,7 +208,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   std::optional<T> cancel(timer_handle handle) {
     [[maybe_unused]] const auto owned = this->owned();
     if (!this->pending(handle)) return std::nullopt;
-    return this->cancel_node(handle.index, [this](std::uint32_t index) { unlink(index); });
+    return this->cancel_node(handle.index, [this](std::uint32_t index) { unlink(this->m_nodes[index]); });
   }
 
   /// Effects: moves a pending timer to `deadline`, as a new insertion (it fires after timers already due at the
@@ -218,9 +220,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (!this->pending(handle)) return false;
     const placement where = locate(due_of(deadline));
     if (where.list == overflow_id) make_overflow_room();
-    unlink(handle.index);
-    this->m_nodes[handle.index].deadline = deadline;
-    put(handle.index, where);
+    node_type& node = this->m_nodes[handle.index];
+    unlink(node);
+    node.deadline = deadline;
+    put(handle.index, node, where);
     return true;
   }
 
@@ -407,6 +410,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // A share smaller than this waits, and moves this many an advance in the last advances before its span instead
   // of one in each: advances in between stay O(1) (sparse timers: W5).
   static constexpr std::uint32_t min_share = 8;
+  // How many occupied but uncrowded slots next_crowded_source() looks past for a crowded one.
+  static constexpr std::size_t sparse_slots_passed = 8;
   static constexpr tick slot_mask = slots - 1;
 
   struct placement {
@@ -521,13 +526,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
-  TIMING_WHEEL_HOT void put(std::uint32_t index, placement where) noexcept {
+  TIMING_WHEEL_HOT void put(std::uint32_t index, node_type& node, placement where) noexcept {
     m_quiet_until = 0;                      // an earlier event
     if (where.level > 0) spread_changed();  // a fuller source to spread (level 0 is no level's source)
     if (where.list == overflow_id) {
       m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() sets the node's link
     } else {
-      append(index, where);
+      append(index, node, where);
     }
     if (m_next_known && (!m_next || where.fire < *m_next)) m_next = where.fire;
   }
@@ -535,8 +540,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // Adds a timer to a slot list and marks the slot occupied. Alone, without put()'s bookkeeping, for a timer that a
   // cascade or the spreading moves down a level: it stays pending, so it never goes beyond the horizon and is due no
   // earlier than the next event already known.
-  TIMING_WHEEL_HOT void append(std::uint32_t index, placement where) noexcept {
-    this->m_nodes[index].link = m_chunks.push_back(m_lists[where.list], where.list, index);
+  // `node` is the node `index` names: the callers hold it already, and each lookup costs a few instructions.
+  TIMING_WHEEL_HOT void append(std::uint32_t index, node_type& node, placement where) noexcept {
+    node.link = m_chunks.push_back(m_lists[where.list], where.list, index);
     const std::size_t level = where.level;
     if (precascades && level >= active_levels) {
       m_ahead[level - active_levels].set(where.list & slot_mask);
@@ -547,8 +553,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
-  void unlink(std::uint32_t index) noexcept {
-    const auto& node = this->m_nodes[index];
+  void unlink(const node_type& node) noexcept {
     if (in_overflow(node.link)) {
       if (m_next == node.deadline) m_next_known = false;
       m_overflow.erase(node.link >> detail::offset_bits, on_move(), this->m_instr);
@@ -750,12 +755,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       } else if (const std::uint32_t only = lone_timer_due_by(m_lists[next.list], to); only != detail::nil) {
         // Nothing pending is due before a slot's lone timer (lower levels are empty, later slots and levels hold
         // later spans): it fires now instead of cascading level by level. Sparse timers cost O(1) each.
-        remove_entry(next.list, this->m_nodes[only].link);
+        node_type& node = this->m_nodes[only];
+        remove_entry(next.list, node.link);
         m_next_known = false;
-        this->m_now = this->m_nodes[only].deadline;
+        this->m_now = node.deadline;
         ++fired;
         this->m_instr.inspected();
-        this->fire_node(only, on_expire);
+        this->fire_node(only, node, on_expire);
       } else {
         cascade(next.list);
       }
@@ -794,7 +800,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_chunks.consume(
         m_lists[list], [this](std::uint32_t index) { prefetch_node(index); },
         [&](std::uint32_t index) {
-          append(index, locate(this->m_nodes[index].deadline));
+          node_type& node = this->m_nodes[index];
+          append(index, node, locate(node.deadline));
           this->m_instr.inspected();
           this->m_instr.cascaded();
           ++moved;
@@ -908,9 +915,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_chunks.pop_front(
           m_lists[source], moves, [this](std::uint32_t index) { prefetch_node(index); },
           [&](std::uint32_t index) {
-            const tick deadline = this->m_nodes[index].deadline;
-            append(index, placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
-                                    static_cast<std::uint32_t>(active_levels + level), deadline});
+            node_type& node = this->m_nodes[index];
+            const tick deadline = node.deadline;
+            append(index, node,
+                   placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
+                             static_cast<std::uint32_t>(active_levels + level), deadline});
             this->m_instr.cascaded();
             this->m_instr.inspected();
           });
@@ -960,18 +969,23 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // The first tick after now() at which level L's source (digit is now()'s digit in level L+1) may hold more than
-  // boundary_burst timers, as the slots of level L+1 stand now: the start of the span before the next occupied slot
-  // if that slot is crowded, else that slot's own start (an event anyway); the ahead ring's turn is checked when it
-  // comes. Lists only shrink in between: an insertion or an event runs precascade() again.
+  // boundary_burst timers, as the slots of level L+1 stand now: the start of the span before the next crowded slot,
+  // or, past sparse_slots_passed uncrowded ones, the last one's start; the ahead ring's turn is checked when it
+  // comes. Lists only shrink in between: an insertion above level 0 or a cascade runs precascade() again.
   [[nodiscard]] tick next_crowded_source(std::size_t level, tick digit) const noexcept {
     const std::size_t shift = Bits * (level + 1);
     const tick now = this->m_now;
     if (digit == slot_mask) return (now | detail::low_mask(shift)) + 1;  // the next revolution starts: an event
     const tick revolution = now & ~detail::low_mask(shift + Bits);
-    const std::size_t next = m_occupied[level + 1].find_next(digit + 2);
-    if (next == detail::bitmap<slots>::npos) return revolution | (slot_mask << shift);
-    const bool next_crowded = m_lists[list_id(level + 1, next)].live > boundary_burst;
-    return revolution | ((next - (next_crowded ? 1 : 0)) << shift);
+    // Slots of a few timers are passed over (now() meeting them needs nothing spread), up to a bound, so that
+    // sparse timers do not run precascade() at every slot they fire from (W5).
+    std::size_t next = m_occupied[level + 1].find_next(digit + 2);
+    for (std::size_t looked = 1;; ++looked) {
+      if (next == detail::bitmap<slots>::npos) return revolution | (slot_mask << shift);
+      if (m_lists[list_id(level + 1, next)].live > boundary_burst) return revolution | ((next - 1) << shift);
+      if (looked == sparse_slots_passed) return revolution | (next << shift);
+      next = m_occupied[level + 1].find_next(next + 1);
+    }
   }
 
   // Exact: now() has entered the span of the earliest overflow timers: they move into the wheel in (due, insertion)
@@ -984,7 +998,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         while (!m_overflow.empty() && (m_overflow.top().key >> (Levels * Bits)) == span) {
           const std::uint32_t index = m_overflow.top().node;
           m_overflow.pop(on_move(), this->m_instr);
-          put(index, locate(this->m_nodes[index].deadline));
+          node_type& node = this->m_nodes[index];
+          put(index, node, locate(node.deadline));
           this->m_instr.inspected();
           this->m_instr.cascaded();
         }

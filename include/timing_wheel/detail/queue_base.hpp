@@ -165,7 +165,11 @@ class queue_base {
   /// the node is freed, whether the callback returns or throws.
   template <class F>
   void fire_node(std::uint32_t index, F& on_expire) {
-    Node& node = m_nodes[index];  // nodes never move, even if the callback makes the slab grow
+    fire_node(index, m_nodes[index], on_expire);
+  }
+  /// As fire_node(index, f), given the node `index` names.
+  template <class F>
+  void fire_node(std::uint32_t index, Node& node, F& on_expire) {  // nodes never move, even if the slab grows
     slab<Node>::retire(node);
     --m_size;
     m_instr.fired();
