@@ -24,6 +24,11 @@ TIMING_WHEEL_NAMESPACE_BEGIN
 /// O(1) and allocate at most the handler's own storage, where a `steady_timer` per timer pays O(log n) in Asio's
 /// heap and an operation per `async_wait`. One `steady_timer`, armed at the next expiration, does the waiting.
 ///
+/// A reschedule to a later time (an idle timeout reset on every read) only records the new time: the timer stays
+/// queued for the earlier one and, when that comes, is queued again instead of firing. So it never fires early, a
+/// reset costs a store, and the service may wake once at the earlier time with nothing to run. Handlers due at the
+/// same time run in the order they were queued (a postponed one counts from when it is queued again).
+///
 /// Handlers are called as `handler(error_code)` on the service's executor: with a success code when due (never
 /// before their time point), with `operation_aborted` when cancelled (posted, never called inside cancel()). A
 /// periodic handler is called with success once a period and destroyed without a call when cancelled. Destroying
@@ -42,7 +47,8 @@ class basic_asio_timer_service {
   using time_point = clock::time_point;                            ///< a point of that clock
   using duration = clock::duration;                                ///< a length of that clock
   using handler_type = detail::unique_function<void(error_code)>;  ///< a handler, type-erased and move-only
-  using service_type = timer_service<handler_type, clock, Resolution>;  ///< the service underneath
+  using core_type = detail::armed_service<handler_type, Resolution>;
+  using service_type = typename core_type::service_type;  ///< the service underneath (its one-shot handles are its own)
 
   /// Effects: a service on `executor` (an io_context's, or a strand), one tick per `resolution`.
   explicit basic_asio_timer_service(executor_type executor, Resolution resolution = Resolution(1))
@@ -75,10 +81,12 @@ class basic_asio_timer_service {
   /// (never drifting; `policy` says what a late wake-up does with missed periods). Returns: its handle.
   template <detail::loop_callback<error_code> Handler>
   periodic_handle schedule_every(duration period, Handler&& handler, missed_period policy = missed_period::skip) {
-    return m_core.schedule_every(period, handler_type(std::forward<Handler>(handler)), policy, wait_until());
+    return m_core.schedule_every(period, clock::now(), handler_type(std::forward<Handler>(handler)), policy,
+                                 wait_until());
   }
 
-  /// Effects: moves a pending timer to `when` (O(1)); its handler stays. Returns: false if it is not pending.
+  /// Effects: moves a pending timer to `when`; its handler stays. A later time is recorded (a store), an earlier one
+  /// moves it in the wheel (O(1)). Returns: false if it is not pending.
   bool reschedule(timer_handle handle, time_point when) { return m_core.reschedule(handle, when, wait_until()); }
   /// Effects: reschedule(handle, clock::now() + delay): the idle-timeout reset.
   bool reschedule_after(timer_handle handle, duration delay) {
@@ -87,29 +95,34 @@ class basic_asio_timer_service {
   /// Effects: cancels a pending timer: its handler is posted to the executor with `operation_aborted`.
   /// Returns: false (nothing posted) if it is not pending.
   bool cancel(timer_handle handle) {
-    std::optional<handler_type> cancelled = m_core.service().cancel(handle);
+    std::optional<handler_type> cancelled = m_core.cancel(handle);
     if (!cancelled) return false;
     abort(std::move(*cancelled));
     return true;
   }
   /// Effects: cancels a periodic timer; its handler is destroyed without a call. Returns: false if not pending.
-  bool cancel(periodic_handle handle) { return m_core.service().cancel(handle); }
+  bool cancel(periodic_handle handle) { return m_core.cancel(handle); }
   /// Effects: cancels every pending timer, periodic ones included: each handler is posted once with
   /// `operation_aborted`. Returns: how many.
   std::size_t cancel_all() {
     std::vector<handler_type> cancelled;
     cancelled.reserve(size());
-    m_core.service().drain([&cancelled](handler_type&& handler) { cancelled.push_back(std::move(handler)); });
+    m_core.drain([&cancelled](handler_type&& handler) { cancelled.push_back(std::move(handler)); });
     for (handler_type& handler : cancelled) abort(std::move(handler));
     return cancelled.size();
   }
 
   /// Returns: pending timers.
-  [[nodiscard]] std::size_t size() const noexcept { return m_core.service().size(); }
-  /// Returns: the timer_service underneath, for queries (expiry, pending, period).
+  [[nodiscard]] std::size_t size() const noexcept { return m_core.size(); }
+  /// Returns: whether the one-shot timer is still waiting to fire.
+  [[nodiscard]] bool pending(timer_handle handle) const noexcept { return m_core.pending(handle); }
+  /// Returns: the time point a pending one-shot timer is due at (the last one it was scheduled or moved to), or
+  /// nullopt if not pending.
+  [[nodiscard]] std::optional<time_point> expiry(timer_handle handle) const noexcept { return m_core.expiry(handle); }
+  /// Returns: the timer_service underneath, for the periodic timers' queries (period, next_due).
   [[nodiscard]] const service_type& service() const noexcept { return m_core.service(); }
   /// Makes room for `timers` timers (and `periodic` periodic ones) without allocating later. Throws: bad_alloc.
-  void reserve(std::size_t timers, std::size_t periodic = 0) { m_core.service().reserve(timers, periodic); }
+  void reserve(std::size_t timers, std::size_t periodic = 0) { m_core.reserve(timers, periodic); }
 
  private:
   // Arms the steady_timer at `at`; the wait outstanding, if any, completes with operation_aborted and is ignored.
@@ -133,7 +146,7 @@ class basic_asio_timer_service {
       rearm_on_exit& operator=(const rearm_on_exit&) = delete;
       ~rearm_on_exit() { service.m_core.arm(service.wait_until()); }
     } rearm{*this};
-    m_core.service().poll(clock::now(), [](handler_type& handler) { handler(error_code{}); });
+    m_core.poll(clock::now(), [](handler_type& handler) { handler(error_code{}); });
   }
 
   void abort(handler_type&& handler) {
@@ -141,7 +154,7 @@ class basic_asio_timer_service {
               [handler = std::move(handler)]() mutable { handler(error_code(Net::operation_aborted())); });
   }
 
-  detail::armed_service<handler_type, Resolution> m_core;
+  core_type m_core;
   typename Net::steady_timer m_timer;
   std::shared_ptr<const bool> m_alive =
       std::make_shared<const bool>(true);  // a wait outliving the service sees it gone

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -24,7 +25,7 @@ struct token {
 };
 }  // namespace
 
-TEST_CASE(FLAVOUR ": handlers fire in due order, never early, once; a cancel posts operation_aborted",
+TEST_CASE(FLAVOUR ": handlers fire in due order, never early, once, and a cancel posts operation_aborted",
           "[integration]") {
   net::io_context io;
   service_type timers(io);
@@ -60,7 +61,7 @@ TEST_CASE(FLAVOUR ": handlers fire in due order, never early, once; a cancel pos
   REQUIRE(timers.size() == 0);
 }
 
-TEST_CASE(FLAVOUR ": a handler may schedule, reschedule and cancel; periodic timers repeat until cancelled",
+TEST_CASE(FLAVOUR ": a handler may schedule, reschedule and cancel, and periodic timers repeat until cancelled",
           "[integration]") {
   net::io_context io;
   service_type timers(io);
@@ -84,7 +85,7 @@ TEST_CASE(FLAVOUR ": a handler may schedule, reschedule and cancel; periodic tim
   REQUIRE(*alive == 0);
 }
 
-TEST_CASE(FLAVOUR ": cancel_all aborts every pending handler; destroying the service destroys them uncalled",
+TEST_CASE(FLAVOUR ": cancel_all aborts every pending handler, and destroying the service destroys them uncalled",
           "[integration]") {
   net::io_context io;
   auto alive = std::make_shared<int>(0);
@@ -138,4 +139,94 @@ TEST_CASE(FLAVOUR ": on a strand of an io_context run by two threads, every time
   REQUIRE(done.load() == count);
   REQUIRE(overlapped == 0);
   for (const int f : fired) REQUIRE(f == 1);
+}
+
+TEST_CASE(FLAVOUR ": a later reset fires then, never at the earlier time, and earlier resets and cancels hold",
+          "[integration]") {
+  net::io_context io;
+  service_type timers(io);
+  const auto start = steady::now();
+  std::vector<std::pair<int, steady::duration>> fired;
+  const auto record = [&](int id) {
+    return [&, id](error_code ec) {
+      if (!ec) fired.emplace_back(id, steady::now() - start);
+    };
+  };
+  const timing_wheel::timer_handle later = timers.schedule_at(start + 5ms, record(1));
+  REQUIRE(timers.reschedule(later, start + 30ms));  // recorded: still queued for 5 ms
+  REQUIRE(timers.expiry(later) == start + 30ms);
+  const timing_wheel::timer_handle back = timers.schedule_at(start + 50ms, record(2));
+  REQUIRE(timers.reschedule(back, start + 80ms));
+  REQUIRE(timers.reschedule(back, start + 10ms));  // before the queued 50 ms: moved in the wheel
+  const timing_wheel::timer_handle dropped = timers.schedule_at(start + 5ms, record(3));
+  REQUIRE(timers.reschedule(dropped, start + 40ms));
+  int aborted = 0;
+  const timing_wheel::timer_handle aborted_one =
+      timers.schedule_at(start + 5ms, [&](error_code ec) { aborted += ec == net::error::operation_aborted; });
+  REQUIRE(timers.reschedule(aborted_one, start + 40ms));
+  REQUIRE(timers.cancel(dropped));  // cancelled while postponed: never fires
+  REQUIRE(timers.cancel(aborted_one));
+  REQUIRE_FALSE(timers.pending(dropped));
+  // Equal due times: in the order they were queued; a postponed timer counts from when it is queued again.
+  const timing_wheel::timer_handle tie = timers.schedule_at(start + 2ms, record(4));
+  REQUIRE(timers.reschedule(tie, start + 60ms));  // queued again at 2 ms, after record(5)
+  timers.schedule_at(start + 60ms, record(5));
+  timers.schedule_at(start + 60ms, record(6));
+  REQUIRE(timers.size() == 5);
+  io.run();
+  std::vector<int> order;
+  for (const auto& [id, at] : fired) order.push_back(id);
+  REQUIRE(order == std::vector<int>{2, 1, 5, 6, 4});
+  REQUIRE(fired[0].second >= 10ms);
+  REQUIRE(fired[1].second >= 30ms);
+  REQUIRE(fired[2].second >= 60ms);
+  REQUIRE(aborted == 1);
+  REQUIRE_FALSE(timers.pending(later));
+  REQUIRE_FALSE(timers.reschedule(later, steady::now() + 1h));  // fired: stale
+  REQUIRE(timers.size() == 0);
+}
+
+TEST_CASE(FLAVOUR ": idle timeouts reset many times fire once each, after their last reset", "[integration]") {
+  net::io_context io;
+  service_type timers(io);
+  constexpr int count = 300;
+  std::vector<int> fired(count, 0);
+  std::vector<steady::time_point> last_reset(count);
+  std::vector<steady::duration> early(count, steady::duration::zero());
+  std::vector<timing_wheel::timer_handle> handles;
+  for (int i = 0; i < count; ++i) {
+    last_reset[static_cast<std::size_t>(i)] = steady::now();
+    handles.push_back(timers.schedule_after(2ms, [&, i](error_code ec) {
+      const auto k = static_cast<std::size_t>(i);
+      if (ec) return;
+      ++fired[k];
+      if (steady::now() - last_reset[k] < 2ms) early[k] = 2ms - (steady::now() - last_reset[k]);
+    }));
+  }
+  // Resets from a ticker on the same loop, later each time: the timers fire only once the resets stop.
+  int round = 0;
+  net::steady_timer ticker(io);
+  std::function<void(error_code)> reset = [&](error_code) {
+    for (int i = round % 3; i < count; i += 3) {
+      const auto k = static_cast<std::size_t>(i);
+      const auto now = steady::now();
+      if (timers.reschedule_after(handles[k], 2ms)) {
+        last_reset[k] = now;
+      } else {
+        REQUIRE(fired[k] == 1);  // a late ticker let it time out: no longer pending
+      }
+    }
+    if (++round == 60) return;
+    ticker.expires_after(std::chrono::microseconds(500));
+    ticker.async_wait(reset);
+  };
+  ticker.expires_after(std::chrono::microseconds(500));
+  ticker.async_wait(reset);
+  io.run();
+  for (int i = 0; i < count; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    REQUIRE(fired[k] == 1);
+    REQUIRE(early[k] == steady::duration::zero());
+  }
+  REQUIRE(timers.size() == 0);
 }

@@ -25,7 +25,7 @@ struct loop_fixture {
 };
 }  // namespace
 
-TEST_CASE("uv_timer_service: callbacks fire in due order, never early, once; cancel drops a callback uncalled",
+TEST_CASE("uv_timer_service: callbacks fire in due order, never early, once, and cancel drops a callback uncalled",
           "[integration]") {
   loop_fixture fixture;
   std::vector<std::pair<int, steady::duration>> fired;
@@ -34,7 +34,8 @@ TEST_CASE("uv_timer_service: callbacks fire in due order, never early, once; can
     timing_wheel::uv_timer_service<std::chrono::microseconds> timers(&fixture.loop);
     const auto start = steady::now();
     const auto record = [&](int id) { return [&, id] { fired.emplace_back(id, steady::now() - start); }; };
-    timers.schedule_after(30ms, record(1));
+    const timing_wheel::timer_handle first = timers.schedule_after(30ms, record(1));
+    REQUIRE(timers.expiry(first) >= start + 30ms);  // counted from the clock when scheduled
     timers.schedule_after(10ms, record(2));
     timers.schedule_at(start - 1s, record(3));
     const timing_wheel::timer_handle gone =
@@ -89,4 +90,45 @@ TEST_CASE("uv_timer_service: closing releases the handle, so the loop closes cle
   REQUIRE(uv_run(loop, UV_RUN_DEFAULT) == 0);
   REQUIRE(uv_loop_close(loop) == 0);
   uv_loop_init(loop);  // the fixture closes it again
+}
+
+TEST_CASE("uv_timer_service: a later reset fires then, never at the earlier time, ties in queue order",
+          "[integration]") {
+  loop_fixture fixture;
+  std::vector<std::pair<int, steady::duration>> fired;
+  auto alive = std::make_shared<int>(1);
+  {
+    timing_wheel::uv_timer_service<std::chrono::microseconds> timers(&fixture.loop);
+    const auto start = steady::now();
+    const auto record = [&](int id) { return [&, id] { fired.emplace_back(id, steady::now() - start); }; };
+    const timing_wheel::timer_handle later = timers.schedule_at(start + 5ms, record(1));
+    REQUIRE(timers.reschedule(later, start + 30ms));  // recorded: still queued for 5 ms
+    REQUIRE(timers.expiry(later) == start + 30ms);
+    const timing_wheel::timer_handle back = timers.schedule_at(start + 50ms, record(2));
+    REQUIRE(timers.reschedule(back, start + 80ms));
+    REQUIRE(timers.reschedule(back, start + 10ms));  // before the queued 50 ms: moved in the wheel
+    const timing_wheel::timer_handle dropped =
+        timers.schedule_at(start + 5ms, [&, keep = alive] { fired.emplace_back(3, 0s); });
+    REQUIRE(timers.reschedule(dropped, start + 40ms));
+    REQUIRE(timers.cancel(dropped));  // cancelled while postponed: destroyed at once, never called
+    REQUIRE(alive.use_count() == 1);
+    REQUIRE_FALSE(timers.pending(dropped));
+    const timing_wheel::timer_handle tie = timers.schedule_at(start + 2ms, record(4));
+    REQUIRE(timers.reschedule(tie, start + 60ms));  // queued again at 2 ms, after record(5) and record(6)
+    timers.schedule_at(start + 60ms, record(5));
+    timers.schedule_at(start + 60ms, record(6));
+    REQUIRE(timers.size() == 5);
+    REQUIRE(uv_run(&fixture.loop, UV_RUN_DEFAULT) == 0);  // the handle stops once the last timer fired
+    std::vector<int> order;
+    for (const auto& [id, at] : fired) order.push_back(id);
+    REQUIRE(order == std::vector<int>{2, 1, 5, 6, 4});
+    REQUIRE(fired[0].second >= 10ms);
+    REQUIRE(fired[1].second >= 30ms);
+    REQUIRE(fired[2].second >= 60ms);
+    REQUIRE_FALSE(timers.pending(later));
+    REQUIRE_FALSE(timers.reschedule(later, steady::now() + 1h));  // fired: stale
+    const timing_wheel::timer_handle pending_at_close = timers.schedule_after(5ms, [keep = alive] {});
+    REQUIRE(timers.reschedule_after(pending_at_close, 1h));
+  }
+  REQUIRE(alive.use_count() == 1);  // destroyed uncalled with the service, postponed or not
 }
