@@ -371,7 +371,7 @@ TEMPLATE_TEST_CASE("concurrent_queue: requests apply in order, before the advanc
   REQUIRE(order == expected);
 }
 
-TEST_CASE("concurrent_queue: woken only by a request due before the announced sleep; bounded; drained",
+TEST_CASE("concurrent_queue: woken only by a request due before the announced sleep, bounded, drained",
           "[concurrent]") {
   std::atomic<int> wakes{0};
   timing_wheel::concurrent_queue<std::unique_ptr<int>> timers(counting_wake{&wakes}, timing_wheel::inbox_capacity{4});
