@@ -47,8 +47,8 @@ class basic_asio_timer_service {
   using time_point = clock::time_point;                            ///< a point of that clock
   using duration = clock::duration;                                ///< a length of that clock
   using handler_type = detail::unique_function<void(error_code)>;  ///< a handler, type-erased and move-only
-  using core_type = detail::armed_service<handler_type, Resolution>;
-  using service_type = typename core_type::service_type;  ///< the service underneath (its one-shot handles are its own)
+  /// The timer_service underneath (its one-shot handles are its own, not this service's).
+  using service_type = typename detail::armed_service<handler_type, Resolution>::service_type;
 
   /// Effects: a service on `executor` (an io_context's, or a strand), one tick per `resolution`.
   explicit basic_asio_timer_service(executor_type executor, Resolution resolution = Resolution(1))
@@ -154,7 +154,7 @@ class basic_asio_timer_service {
               [handler = std::move(handler)]() mutable { handler(error_code(Net::operation_aborted())); });
   }
 
-  core_type m_core;
+  detail::armed_service<handler_type, Resolution> m_core;
   typename Net::steady_timer m_timer;
   std::shared_ptr<const bool> m_alive =
       std::make_shared<const bool>(true);  // a wait outliving the service sees it gone

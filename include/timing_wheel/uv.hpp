@@ -48,8 +48,8 @@ class uv_timer_service {
   using time_point = clock::time_point;                   ///< a point of that clock
   using duration = clock::duration;                       ///< a length of that clock
   using callback_type = detail::unique_function<void()>;  ///< a callback, type-erased and move-only
-  using core_type = detail::armed_service<callback_type, Resolution>;
-  using service_type = typename core_type::service_type;  ///< the service underneath (its one-shot handles are its own)
+  /// The timer_service underneath (its one-shot handles are its own, not this service's).
+  using service_type = typename detail::armed_service<callback_type, Resolution>::service_type;
 
   /// Effects: a service on `loop`, one tick per `resolution`. Throws: bad_alloc (also if uv_timer_init fails).
   explicit uv_timer_service(uv_loop_t* loop, Resolution resolution = Resolution(1))
@@ -155,7 +155,7 @@ class uv_timer_service {
     self->m_core.poll(clock::now(), [](callback_type& callback) { callback(); });
   }
 
-  core_type m_core;
+  detail::armed_service<callback_type, Resolution> m_core;
   uv_timer_t* m_handle;  // owned until close() hands it to uv_close
 };
 
