@@ -119,14 +119,23 @@ class armed_service {
   void poll(time_point now, F&& on_fire) {
     m_service.reserve(m_service.size() + 1, 0);
     m_service.poll(now, [this, &on_fire](entry& fired) {
-      if (fired.record != nil) {
-        one_shot& record = m_records[fired.record];
+      if (const std::uint32_t index = fired.record; index != nil) {
+        one_shot& record = m_records[index];
         if (record.due > record.queued_for) {
           record.queued_for = record.due;
+#if TIMING_WHEEL_HAS_EXCEPTIONS
+          try {
+            record.queued = m_service.schedule_at(record.due, std::move(fired));
+          } catch (...) {
+            release_record(index);  // its callback went with the failed insertion: no longer pending
+            throw;
+          }
+#else
           record.queued = m_service.schedule_at(record.due, std::move(fired));
+#endif
           return;
         }
-        release_record(fired.record);
+        release_record(index);
       }
       on_fire(fired.callback);
     });
