@@ -1,4 +1,5 @@
 #include "support/catch.hpp"
+#include "support/random_ops.hpp"
 
 #include <timing_wheel/chrono.hpp>
 #include <timing_wheel/flat_wheel.hpp>
@@ -85,8 +86,8 @@ one_shot_run random_one_shots(Service& timers, std::uint64_t seed) {
 template <class Service>
 void check_never_early_never_late(const char* name) {
   INFO(name);
-  const std::uint64_t seed = std::random_device{}();
-  INFO("seed " << seed);
+  const std::uint64_t seed = timing_wheel_test::seed_or(20261201);
+  INFO("replay with TIMING_WHEEL_SEED=" << seed);
   Service timers(epoch, typename Service::resolution_type(3));
   const one_shot_run run = random_one_shots(timers, seed);
   REQUIRE(run.fired.size() == run.scheduled.size());
@@ -117,8 +118,8 @@ TEST_CASE("a timer never fires before its time point, and fires at the first pol
 }
 
 TEST_CASE("timer_service over every queue fires the same sequence", "[chrono][differential]") {
-  const std::uint64_t seed = std::random_device{}();
-  INFO("seed " << seed);
+  const std::uint64_t seed = timing_wheel_test::seed_or(20261202);
+  INFO("replay with TIMING_WHEEL_SEED=" << seed);
   service<timing_wheel::detail::default_service_queue> wheel(epoch);
   service<heap_queue> heap(epoch);
   service<flat_queue> flat(epoch);

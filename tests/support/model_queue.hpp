@@ -105,6 +105,16 @@ class model_queue {
   }
   void reserve(std::size_t) {}
 
+  // The two indexes agree: each pending timer is in the order once, under its own due time (never before its
+  // deadline) and a number already given out; nothing else is in the order.
+  [[nodiscard]] bool check_invariants() const {
+    if (m_order.size() != m_timers.size()) return false;
+    return std::all_of(m_timers.begin(), m_timers.end(), [this](const auto& entry) {
+      const timer& t = entry.second;
+      return t.due == std::max(t.deadline, t.due) && t.seq < m_seq && m_order.count({t.due, t.seq, entry.first}) == 1;
+    });
+  }
+
  private:
   auto find(timer_handle h) const { return h.generation == 1 ? m_timers.find(h.index) : m_timers.end(); }
   auto find(timer_handle h) { return h.generation == 1 ? m_timers.find(h.index) : m_timers.end(); }

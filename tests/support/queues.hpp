@@ -41,14 +41,13 @@ constexpr bool is_coarse = false;
 template <class T, std::size_t L, std::size_t B>
 constexpr bool is_coarse<hierarchical_wheel<T, L, B, precision::coarse>> = true;
 
-// Checks internal invariants where the queue offers a checker.
+// Checks a queue's internal invariants. A queue without a checker does not compile here: a test that cannot check
+// would pass whatever the queue holds.
 template <class Q>
 bool invariants_hold(const Q& q) {
-  if constexpr (requires { q.check_invariants(); }) {
-    return q.check_invariants();
-  } else {
-    return true;
-  }
+  static_assert(
+      requires { q.check_invariants(); }, "invariants_hold() needs a queue with check_invariants()");
+  return q.check_invariants();
 }
 
 }  // namespace timing_wheel_test
