@@ -76,7 +76,7 @@ template <class T, class When>
 class remote_inbox {
  public:
   struct request {
-    request_kind kind;
+    request_kind kind{};
     remote_handle handle;
     When when;
     std::optional<T> value;

@@ -44,7 +44,7 @@ class eventfd_wakeup {
     }
   }
   /// Loop thread. Effects: makes fd() unreadable again. Returns: how many wake-ups arrived since the last clear.
-  std::uint64_t clear() const noexcept {
+  std::uint64_t clear() const noexcept {  // NOLINT(modernize-use-nodiscard): a loop that only re-arms ignores it
     std::uint64_t count = 0;
     while (::read(m_fd, &count, sizeof count) < 0 && errno == EINTR) {
     }

@@ -1,7 +1,10 @@
-// A translation unit that instantiates every queue, for clang-tidy to read the headers through (scripts/lint).
+// A translation unit that instantiates every queue and includes every core header, for clang-tidy to read the
+// headers through (scripts/lint).
 #include <memory>
 #include <string>
 #include <timing_wheel/chrono.hpp>
+#include <timing_wheel/concurrent.hpp>
+#include <timing_wheel/eventfd.hpp>
 #include <timing_wheel/timing_wheel.hpp>
 int main() {
   timing_wheel::hierarchical_wheel<std::string> a;

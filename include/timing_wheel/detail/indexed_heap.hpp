@@ -1,7 +1,7 @@
 // timing_wheel: header-only timer queues. SPDX-License-Identifier: MIT
 #pragma once
 
-#include <timing_wheel/timer_queue.hpp>
+#include <timing_wheel/types.hpp>
 
 #include <algorithm>
 #include <cstddef>

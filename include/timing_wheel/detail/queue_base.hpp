@@ -3,7 +3,7 @@
 
 #include <timing_wheel/detail/slab.hpp>
 #include <timing_wheel/detail/thread_owner.hpp>
-#include <timing_wheel/timer_queue.hpp>
+#include <timing_wheel/types.hpp>
 
 #include <cstddef>
 #include <cstdint>
