@@ -1,0 +1,155 @@
+// The burst-free cascade of exact wheels: the timers of a level's next span move down a bounded share per advance
+// in the advances before that span begins, instead of all at once when it begins. Each case feeds a counting wheel
+// and a min_heap the same timers, and checks the most timers moved in one advance and the order they fire in.
+#include "support/catch.hpp"
+
+#include <timing_wheel/hierarchical_wheel.hpp>
+#include <timing_wheel/instrumentation.hpp>
+#include <timing_wheel/min_heap.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+using timing_wheel::counting_instrumentation;
+using timing_wheel::precision;
+using timing_wheel::tick;
+
+namespace {
+
+template <std::size_t Levels>
+using counted_wheel = timing_wheel::hierarchical_wheel<int, Levels, 6, precision::exact, counting_instrumentation>;
+
+// A counting wheel of `Levels` levels of 64 slots and a min_heap fed the same timers.
+template <std::size_t Levels>
+struct cascade_trial {
+  counted_wheel<Levels> wheel;
+  timing_wheel::min_heap<int> reference;
+  std::vector<int> fired;
+  std::vector<int> expected;
+  std::uint64_t worst = 0;  // the most timers moved down in one advance
+
+  explicit cascade_trial(tick start) : wheel(start), reference(start) {}
+
+  void insert(tick due, int id) {
+    wheel.insert(due, id);
+    reference.insert(due, id);
+  }
+  // Advances both `step` ticks, in step (so a timer inserted in between is due at the same now() in both).
+  // Returns: the timers the wheel has moved down so far.
+  std::uint64_t advance(tick step) {
+    const std::uint64_t before = wheel.instrumentation().cascades;
+    wheel.advance(wheel.now() + step, [&](tick, int&& v) { fired.push_back(v); });
+    reference.advance(reference.now() + step, [&](tick, int&& v) { expected.push_back(v); });
+    worst = std::max(worst, wheel.instrumentation().cascades - before);
+    return wheel.instrumentation().cascades;
+  }
+  // Due-time order, equal due times first-in first-out: the heap's sequence.
+  [[nodiscard]] bool fired_in_heap_order() const { return fired == expected; }
+};
+
+}  // namespace
+
+TEST_CASE("burst-free cascade: a level-1 span moves down over the span before it, a bounded share per tick",
+          "[hierarchical_wheel][cascade]") {
+  cascade_trial<2> trial(64);
+  for (int i = 0; i < 6400; ++i) trial.insert(128 + static_cast<tick>(i) * 7 % 64, i);  // level-1 slot 2
+  while (trial.wheel.now() < 200) {
+    trial.advance(1);
+    REQUIRE(trial.wheel.check_invariants());
+  }
+  CHECK(trial.worst <= (6400 + 62) / 63);  // ceil(6400 / 63 ticks left after the first advance): no burst at 128
+  CHECK(trial.wheel.instrumentation().cascades == 6400);
+  REQUIRE(trial.fired_in_heap_order());
+}
+
+TEST_CASE("burst-free cascade: idle ticks skip none of it: the share starts moving when the span before begins",
+          "[hierarchical_wheel][cascade]") {
+  cascade_trial<2> trial(0);
+  for (int i = 0; i < 6400; ++i) trial.insert(128 + static_cast<tick>(i) * 11 % 64, i);  // nothing to move before 64
+  std::uint64_t moved_before_64 = 0;
+  while (trial.wheel.now() < 200) {
+    const std::uint64_t moved = trial.advance(1);
+    if (trial.wheel.now() < 64) moved_before_64 = moved;
+    REQUIRE(trial.wheel.check_invariants());
+  }
+  CHECK(moved_before_64 == 0);
+  CHECK(trial.worst <= (6400 + 63) / 64);  // ticks 64..127 each move a 64th, instead of 6,400 at tick 128
+  CHECK(trial.wheel.instrumentation().cascades == 6400);
+  REQUIRE(trial.fired_in_heap_order());
+}
+
+TEST_CASE("burst-free cascade: level-2 spans move down without a burst too, and order is kept",
+          "[hierarchical_wheel][cascade]") {
+  cascade_trial<3> trial(4096);
+  for (int i = 0; i < 64'000; ++i) trial.insert(8192 + static_cast<tick>(i) * 7919 % 4096, i);  // level-2 slot 2
+  while (trial.wheel.now() < 12'400) trial.advance(1);
+  REQUIRE(trial.wheel.check_invariants());
+  CHECK(trial.worst <= 64);  // ~16 a tick from level 2 and ~16 from level 1, against a burst of 64,000 at tick 8192
+  REQUIRE(trial.fired_in_heap_order());
+}
+
+TEST_CASE("burst-free cascade: idle advances skip to where a crowded span must start moving, in their stride",
+          "[hierarchical_wheel][cascade]") {
+  // Level-2 slot 2 holds one timer (nothing to spread) and slot 5 holds 20,000: advances before tick 4 * 4096 have
+  // nothing to move (and cost O(1) up to the next event), but the share of slot 5 must start moving at 4 * 4096,
+  // and spread over the advances left whether the clock ticks or strides there, or it all cascades in one burst at
+  // 5 * 4096.
+  for (const tick step : {tick{1}, tick{61}, tick{1000}}) {
+    INFO("advancing " << step << " ticks at a time");
+    cascade_trial<3> trial(0);
+    trial.insert(2 * 4096 + 100, -1);
+    for (int i = 0; i < 20'000; ++i) trial.insert(5 * 4096 + static_cast<tick>(i) * 7919 % 4096, i);
+    std::uint64_t moved_before_spreading = 0;
+    for (int advances = 1; trial.wheel.now() < 6 * 4096 + 200; ++advances) {
+      const std::uint64_t moved = trial.advance(step);
+      if (trial.wheel.now() < 4 * 4096) moved_before_spreading = moved;
+      if (advances % 97 == 0) REQUIRE(trial.wheel.check_invariants());
+    }
+    REQUIRE(trial.wheel.check_invariants());
+    CHECK(moved_before_spreading <= 2);  // the lone timer's own way down
+    // The share is what waits over the advances left, counted in the last advance's stride: a tick at a time about 5
+    // from each of levels 2 and 1 an advance; 61 ticks at a time about 300 each (20,000 over 4096 / 61 advances);
+    // 1000 at a time a quarter of the span per jump. A share counted in ticks would leave ~18,000 to the last one.
+    CHECK(trial.worst <= (step == 1 ? 16U : step == 61 ? 700U : 6'000U));
+    REQUIRE(trial.fired_in_heap_order());
+  }
+}
+
+TEST_CASE("burst-free cascade: a share left waiting for later advances moves in time when they start striding",
+          "[hierarchical_wheel][cascade]") {
+  // 100 timers in level-2 slot 5 are few enough to wait until the last dozen ticks before 5 * 4096 (8 an advance,
+  // a tick at a time). When the clock starts moving 1000 ticks an advance halfway there, the wait must end: the
+  // first such advance lands 1,096 ticks before the span and moves half of the 98 waiting (two advances left), where
+  // skipping on would leave them all (118 moves with the level-1 ones) to the advance that crosses the span start.
+  cascade_trial<3> trial(0);
+  for (int i = 0; i < 100; ++i) trial.insert(5 * 4096 + static_cast<tick>(i) * 7919 % 4096, i);
+  std::uint64_t moved_early = 0;
+  while (trial.wheel.now() < 6 * 4096) {
+    const std::uint64_t moved = trial.advance(trial.wheel.now() < 4 * 4096 + 2000 ? 1 : 1000);
+    if (trial.wheel.now() <= 4 * 4096 + 2000) moved_early = moved;
+    REQUIRE(trial.wheel.check_invariants());
+  }
+  INFO("most timers moved in one advance: " << trial.worst);
+  CHECK(moved_early == 0);  // a tick at a time, the share waits
+  CHECK(trial.worst <= 60);
+  REQUIRE(trial.fired_in_heap_order());
+}
+
+TEST_CASE("burst-free cascade: a span fed while it moves down moves its arrivals at once, not in a swelling share",
+          "[hierarchical_wheel][cascade]") {
+  // W2's shape near a level-2 boundary: every tick, 100 timers due just past 4096 land in level 2 while that span
+  // is being spread down. Moving only (what waits) / (ticks left) would leave arrivals behind and the share would
+  // grow toward the boundary (about 100 * ln(ticks) moves an advance by the end); arrivals move in the next
+  // advance, so an advance moves about the arrivals plus their second step down.
+  cascade_trial<3> trial(3000);
+  int id = 0;
+  while (trial.wheel.now() < 4096 + 1000) {
+    for (int j = 0; j < 100; ++j, ++id) trial.insert(4096 + static_cast<tick>(id) * 7919 % 1000, id);
+    trial.advance(1);
+  }
+  REQUIRE(trial.wheel.check_invariants());
+  INFO("most timers moved down in one advance: " << trial.worst);
+  CHECK(trial.worst <= 300);
+  REQUIRE(trial.fired_in_heap_order());
+}
