@@ -514,16 +514,20 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   // The fire time of the timers in a slot list.
   [[nodiscard]] tick fire_time_of(std::uint32_t list) const noexcept {
-    const std::size_t level = list / slots;
     const tick slot = list & slot_mask;
-    const tick now = this->m_now;
     if constexpr (P == precision::exact) {
-      return (now & ~slot_mask) | slot;  // only asked of level 0
+      return (this->m_now & ~slot_mask) | slot;  // only asked of level 0
     } else {
-      const std::size_t shift = level_shift * level;
-      const tick revolution = now >> shift;
-      return (revolution + ((slot - revolution) & slot_mask)) << shift;
+      return coarse_fire_time(list / slots, slot);
     }
+  }
+
+  // Coarse: when slot `slot` of `level` fires: the first time at or after now() whose granule there is the slot's,
+  // this revolution of the ring or the next.
+  [[nodiscard]] tick coarse_fire_time(std::size_t level, tick slot) const noexcept {
+    const std::size_t shift = level_shift * level;
+    const tick revolution = this->m_now >> shift;
+    return (revolution + ((slot - revolution) & slot_mask)) << shift;
   }
 
   TIMING_WHEEL_HOT void put(std::uint32_t index, node_type& node, placement where) noexcept {
@@ -659,10 +663,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       event best{none, UINT64_MAX};
       for (tick used = m_levels_used; used != 0; used &= used - 1) {
         const auto level = static_cast<std::size_t>(std::countr_zero(used));
-        const std::size_t shift = level_shift * level;
-        const tick revolution = now >> shift;
-        const tick slot = m_occupied[level].find_next_wrapping(revolution & slot_mask);
-        const tick at = (revolution + ((slot - revolution) & slot_mask)) << shift;
+        const tick slot = m_occupied[level].find_next_wrapping((now >> (level_shift * level)) & slot_mask);
+        const tick at = coarse_fire_time(level, slot);
         if (best.list == none || at < best.at) best = {list_id(level, slot), at};
       }
       if (!m_overflow.empty() && (best.list == none || m_overflow.top().key < best.at)) {
