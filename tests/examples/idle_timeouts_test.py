@@ -63,6 +63,7 @@ class Connection:
         self.talking = talking
         self.last_send = None
         self.closed_at = None
+        self.echoed = False  # the server has read (and answered) what it sent
 
     def send(self):
         # Taken before sending: the server may read the message (and restart the timeout) before send() returns.
@@ -87,8 +88,13 @@ def main():
     opened = time.monotonic()
     first_deadline = min(c.last_send for c in connections) + idle
 
-    # Phase 2: while quiet timers are pending but none is due, the server must sleep.
-    drain_echoes(selector, until=min(opened + 0.2, first_deadline - 0.5))
+    # Phase 2: while quiet timers are pending but none is due, the server must sleep. The window starts once the
+    # server has answered every quiet connection (a slow build may still be reading them), so that what it counts
+    # is wake-ups with nothing to do.
+    settle_by = first_deadline - 0.75
+    while time.monotonic() < settle_by and not all(c.echoed for c in connections):
+        watch(selector, timeout=min(0.05, max(0.0, settle_by - time.monotonic())))
+    drain_echoes(selector, until=min(time.monotonic() + 0.05, settle_by))
     window_end = first_deadline - 0.25
     if window_end - time.monotonic() < 0.3:
         fail("opening %d connections took too long to leave an idle window" % quiet_count)
@@ -175,6 +181,8 @@ def watch(selector, timeout):
             continue
         except ConnectionResetError:
             data = b""
+        if data:
+            c.echoed = True
         if not data:
             c.closed_at = time.monotonic()
             selector.unregister(c.sock)
