@@ -90,8 +90,7 @@ class basic_asio_timer_service {
   bool reschedule(timer_handle handle, time_point when) { return m_core.reschedule(handle, when, wait_until()); }
   /// Effects: reschedule(handle, clock::now() + delay): the idle-timeout reset.
   bool reschedule_after(timer_handle handle, duration delay) {
-    m_core.prefetch(handle);
-    return reschedule(handle, detail::saturating_add(clock::now(), delay));
+    return m_core.reschedule_after(handle, delay, wait_until());
   }
   /// Effects: cancels a pending timer: its handler is posted to the executor with `operation_aborted`.
   /// Returns: false (nothing posted) if it is not pending.

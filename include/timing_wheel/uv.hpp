@@ -102,8 +102,7 @@ class uv_timer_service {
   bool reschedule(timer_handle handle, time_point when) { return m_core.reschedule(handle, when, wait_until()); }
   /// Effects: reschedule(handle, clock::now() + delay): the idle-timeout reset. Returns: false if not pending.
   bool reschedule_after(timer_handle handle, duration delay) {
-    m_core.prefetch(handle);
-    return reschedule(handle, detail::saturating_add(clock::now(), delay));
+    return m_core.reschedule_after(handle, delay, wait_until());
   }
   /// Effects: cancels a pending timer, destroying its callback without a call. Returns: false if not pending.
   bool cancel(timer_handle handle) { return stop_if_empty(m_core.cancel(handle).has_value()); }

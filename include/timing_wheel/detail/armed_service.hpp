@@ -91,6 +91,14 @@ class armed_service {
     arm(wait_until);
     return true;
   }
+  // reschedule(handle, clock::now() + delay). The record starts loading before the clock is read: the clock's ordered
+  // counter read lets nothing after it start early, so a load issued after it would wait alone, one exposed cache
+  // miss per reset; issued before, the miss overlaps the clock read.
+  template <class WaitUntil>
+  bool reschedule_after(timer_handle handle, duration delay, WaitUntil&& wait_until) {
+    if (handle.index < m_records.size()) detail::prefetch(&m_records[handle.index]);
+    return reschedule(handle, saturating_add(clock::now(), delay), wait_until);
+  }
   // Returns: the callback of a pending one-shot timer, taken out; nullopt if not pending.
   std::optional<Callback> cancel(timer_handle handle) {
     if (!pending(handle)) return std::nullopt;
@@ -104,12 +112,6 @@ class armed_service {
   [[nodiscard]] bool pending(timer_handle handle) const noexcept {
     return handle.index < m_records.size() && (handle.generation & 1U) != 0 &&
            m_records[handle.index].generation == handle.generation;
-  }
-  // Starts loading a timer's record, for a reset about to read the clock: the clock's ordered counter read lets
-  // nothing after it start early, so a record load issued after it waits alone, one exposed cache miss per reset;
-  // issued before, the miss overlaps the clock read.
-  void prefetch(timer_handle handle) const noexcept {
-    if (handle.index < m_records.size()) detail::prefetch(&m_records[handle.index]);
   }
   // The time a pending one-shot timer is due: it fires at the first poll at or after it.
   [[nodiscard]] std::optional<time_point> expiry(timer_handle handle) const noexcept {
