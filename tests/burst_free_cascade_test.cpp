@@ -2,13 +2,16 @@
 // in the advances before that span begins, instead of all at once when it begins. Each case feeds a counting wheel
 // and a min_heap the same timers, and checks the most timers moved in one advance and the order they fire in.
 #include "support/catch.hpp"
+#include "support/random_ops.hpp"
 
 #include <timing_wheel/hierarchical_wheel.hpp>
 #include <timing_wheel/instrumentation.hpp>
 #include <timing_wheel/min_heap.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 using timing_wheel::counting_instrumentation;
@@ -151,5 +154,34 @@ TEST_CASE("burst-free cascade: a span fed while it moves down moves its arrivals
   REQUIRE(trial.wheel.check_invariants());
   INFO("most timers moved down in one advance: " << trial.worst);
   CHECK(trial.worst <= 300);
+  REQUIRE(trial.fired_in_heap_order());
+}
+
+TEST_CASE("burst-free cascade: an event loop that inserts between advances to each next expiration keeps it right",
+          "[hierarchical_wheel][cascade]") {
+  // How services and event loops drive a wheel: ask next_expiration(), advance to it, schedule follow-ups from
+  // the loop. The spreading re-plans only the levels an insertion touched, so every step checks that what it kept
+  // from earlier steps still holds (check_invariants() asks whether skipped advances would have moved anything).
+  const std::uint64_t seed = timing_wheel_test::seed_or(20261202);
+  INFO("replay with TIMING_WHEEL_SEED=" << seed);
+  timing_wheel_test::rng random{seed};
+  cascade_trial<4> trial(0);
+  int id = 0;
+  for (int j = 0; j < 64; ++j, ++id) trial.insert(1 + random.below(300'000), id);
+  constexpr std::array<tick, 5> delays{1, 70, 5'000, 40'000, 600'000};  // levels 0 to 3 of 64-slot rings
+  bool held = true;
+  for (int step = 0; step < 6'000 && held; ++step) {
+    const std::optional<tick> due = trial.wheel.next_expiration();
+    REQUIRE(due.has_value());
+    trial.advance(*due - trial.wheel.now());
+    for (int k = 0, n = static_cast<int>(random.below(4)); k < n; ++k, ++id) {
+      trial.insert(trial.wheel.now() + delays[random.below(delays.size())] + random.below(64), id);
+    }
+    held = trial.wheel.check_invariants();
+    if (!held) INFO("invariants broken after step " << step);
+  }
+  REQUIRE(held);
+  trial.advance(UINT64_MAX / 2 - trial.wheel.now());
+  REQUIRE(trial.wheel.empty());
   REQUIRE(trial.fired_in_heap_order());
 }

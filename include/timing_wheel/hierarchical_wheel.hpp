@@ -153,8 +153,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_quiet_until(std::exchange(other.m_quiet_until, 0)),
         m_quiet_stride(std::exchange(other.m_quiet_stride, UINT64_MAX)),
         m_spread_until(std::exchange(other.m_spread_until, 0)),
+        m_level_quiet(other.m_level_quiet),
+        m_level_stride(other.m_level_stride),
+        m_levels_planned(std::exchange(other.m_levels_planned, 0)),
         m_next(std::exchange(other.m_next, std::nullopt)),
-        m_next_known(std::exchange(other.m_next_known, true)) {}
+        m_next_known(std::exchange(other.m_next_known, true)) {
+    other.forget_event();
+  }
   /// Effects: destroys this queue's payloads, then takes over `other`'s timers; `other` is empty and usable.
   hierarchical_wheel& operator=(hierarchical_wheel&& other) noexcept {
     if (this != &other) {
@@ -170,10 +175,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_levels_used = std::exchange(other.m_levels_used, 0);
       m_overflow = std::exchange(other.m_overflow, {});
       m_quiet_until = std::exchange(other.m_quiet_until, 0);
+      m_level_quiet = other.m_level_quiet;
+      m_level_stride = other.m_level_stride;
+      m_levels_planned = std::exchange(other.m_levels_planned, 0);
       m_quiet_stride = std::exchange(other.m_quiet_stride, UINT64_MAX);
       m_spread_until = std::exchange(other.m_spread_until, 0);
       m_next = std::exchange(other.m_next, std::nullopt);
       m_next_known = std::exchange(other.m_next_known, true);
+      forget_event();
+      other.forget_event();
     }
     return *this;
   }
@@ -291,10 +301,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_ahead_span = {};
     m_spread_left = {};
     m_levels_used = 0;
+    m_levels_planned = 0;
     m_overflow.clear();
     m_quiet_until = 0;
     m_quiet_stride = UINT64_MAX;
     m_spread_until = 0;
+    forget_event();
     m_next.reset();
     m_next_known = true;
   }
@@ -321,6 +333,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (!this->nodes_hold()) return false;
     if (m_next_known && m_next != find_next_expiration()) return false;
     if (const event next = next_event(); next.list != none && next.at < m_quiet_until) return false;
+    if (m_event_known && m_event_now == this->m_now &&
+        (m_event.list != next_event().list || m_event.at != next_event().at))
+      return false;
     if ((precascades && m_quiet_until > m_spread_until) || !quiet_until_holds()) return false;
     std::size_t counted = 0;
     std::size_t chunks = 0;
@@ -531,12 +546,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   TIMING_WHEEL_HOT void put(std::uint32_t index, node_type& node, placement where) noexcept {
-    m_quiet_until = 0;                      // an earlier event
-    if (where.level > 0) spread_changed();  // a fuller source to spread (level 0 is no level's source)
+    m_quiet_until = 0;  // an earlier event
+    forget_event();
     if (where.list == overflow_id) {
       m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() sets the node's link
     } else {
       append(index, node, where);
+      if (where.level > 0) source_grew(where.list, where.level);  // level 0 is no level's source
     }
     if (m_next_known && (!m_next || where.fire < *m_next)) m_next = where.fire;
   }
@@ -558,6 +574,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   void unlink(const node_type& node) noexcept {
+    forget_event();
     if (in_overflow(node.link)) {
       if (m_next == node.deadline) m_next_known = false;
       m_overflow.erase(node.link >> detail::offset_bits, on_move(), this->m_instr);
@@ -626,8 +643,29 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
-  // A source of the spreading may have grown, or a level's sources changed: precascade() runs at the next advance.
-  void spread_changed() noexcept { m_spread_until = 0; }
+  // The levels' sources may have changed: precascade() looks at every level again at the next advance.
+  void spread_changed() noexcept {
+    m_spread_until = 0;
+    m_levels_planned = 0;
+  }
+  // Level L's source may have grown: precascade() looks at that level again at the next advance.
+  void spread_changed(std::size_t level) noexcept {
+    m_spread_until = 0;
+    m_levels_planned &= ~(tick{1} << level);
+  }
+
+  // A timer was added to slot list `list` of `level` (above 0). What precascade() last worked out still holds
+  // unless the list is the source being spread now (its share grows) or it just turned crowded (precascade() may
+  // have passed it as sparse): a list with a few timers, or one already crowded later in the ring, changes nothing
+  // it decided. So an event loop inserting between advances does not pay the spreading's look-ahead each time.
+  TIMING_WHEEL_HOT void source_grew(std::uint32_t list, std::size_t level) noexcept {
+    if constexpr (precascades) {
+      const std::uint32_t live = m_lists[list].live;
+      if (live <= boundary_burst) return;
+      const tick next_digit = ((this->m_now >> (Bits * level)) + 1) & slot_mask;
+      if (live == boundary_burst + 1 || (list & slot_mask) == next_digit) spread_changed(level - 1);
+    }
+  }
 
   [[nodiscard]] auto on_move() noexcept {
     return [this](std::uint32_t index, std::size_t position) { this->m_nodes[index].link = overflow_link(position); };
@@ -674,8 +712,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
+  // next_event() as the last advance() left it, while nothing has changed since (an event loop asks
+  // next_expiration() and then advances to it: both start from this instead of searching the bitmaps again).
+  [[nodiscard]] event current_event() const noexcept {
+    return m_event_known && m_event_now == this->m_now ? m_event : next_event();
+  }
+  void forget_event() noexcept { m_event_known = false; }
+
   [[nodiscard]] std::optional<tick> find_next_expiration() const noexcept {
-    const event next = next_event();
+    const event next = current_event();
     if (next.list == none) return std::nullopt;
     if constexpr (P == precision::exact) {
       if (next.list == overflow_id) return m_overflow.top().key;
@@ -739,7 +784,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_quiet_until = 0;
     m_next_known = false;
     std::size_t fired = 0;
-    event next = next_event();
+    event next = current_event();
+    forget_event();  // the loop changes the queue; callbacks asking next_expiration() search afresh
     for (; next.list != none && next.at <= to; next = next_event()) {
       if (fired == budget) {
         // Stop early only if a timer is really due by `to`: a cascade alone fires nothing and must still run.
@@ -774,7 +820,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       // Firing level 0 changes no source: the spreading, asked only when due, costs nothing on most advances.
       if (to >= m_spread_until || stride > m_quiet_stride) m_spread_until = precascade(stride);
       m_quiet_until = std::min(m_quiet_until, m_spread_until);
+      if (m_spread_until == 0) return fired;  // a share moved: `next` may be out of date
     }
+    // Still the next event: nothing changed since it was found, and now() moved up to `to`, short of it, which
+    // changes no slot it names.
+    m_event = next;
+    m_event_now = to;
+    m_event_known = true;
     return fired;
   }
 
@@ -796,8 +848,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // now() has just entered the span of this slot: its timers move to lower levels, in list order, so that equal
   // due times keep their insertion order.
   void cascade(std::uint32_t list) noexcept {
-    spread_changed();  // the lower lists filled may be sources
-    slot_emptied(list, level_of(list));
+    const std::size_t level = level_of(list);
+    if (level >= 2) spread_changed();  // the lists filled above level 0 may be sources (level 0 is none)
+    slot_emptied(list, level);
     std::size_t moved = 0;
     m_chunks.consume(
         m_lists[list], [this](std::uint32_t index) { prefetch_node(index); },
@@ -871,7 +924,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // advance would empty in time waits until then.
   // Returns: the tick before which it has nothing to do (as long as advances keep to m_quiet_stride): 0 when a share
   // moved (more are due next advance), else the first tick at which a waiting share must start moving or a level's
-  // source may hold more than boundary_burst timers (UINT64_MAX: never).
+  // source may hold more than boundary_burst timers (UINT64_MAX: never). What it works out for a level holds until
+  // that level's tick or stride is passed or its sources change (spread_changed()): until then the level is not
+  // looked at again, so an event loop that inserts between advances pays only for the levels it touched.
   tick precascade(tick stride) noexcept {
     const tick now = this->m_now;
     bool crowded = false;
@@ -886,9 +941,18 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const tick digit = (now >> shift) & slot_mask;
       const tick span_end = now | detail::low_mask(shift);
       if (span_end == UINT64_MAX) break;  // no next span, here or above
+      const tick level_bit = tick{1} << level;
+      if ((m_levels_planned & level_bit) != 0 && now < m_level_quiet[level] && stride <= m_level_stride[level]) {
+        quiet = std::min(quiet, m_level_quiet[level]);
+        m_quiet_stride = std::min(m_quiet_stride, m_level_stride[level]);
+        continue;
+      }
       const std::uint32_t source = source_at(level, now);
       if (source == none || m_lists[source].live <= boundary_burst) {
-        quiet = std::min(quiet, next_crowded_source(level, digit));
+        m_level_quiet[level] = next_crowded_source(level, digit);
+        m_level_stride[level] = UINT64_MAX;
+        m_levels_planned |= level_bit;
+        quiet = std::min(quiet, m_level_quiet[level]);
         continue;
       }
       const tick ticks_left = span_end - now + 1;
@@ -905,12 +969,17 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       // It can wait until min_share an advance would just empty it: `batches` advances ahead of the span, in this
       // stride (fewer than advances_left, so later than now).
       if (const tick batches = detail::ceil_div(waiting, min_share); arrived == 0 && batches < advances_left) {
-        quiet = std::min(quiet, span_end + 1 - batches * stride);
-        m_quiet_stride = stride;
+        m_level_quiet[level] = span_end + 1 - batches * stride;
+        m_level_stride[level] = stride;
+        m_levels_planned |= level_bit;
+        quiet = std::min(quiet, m_level_quiet[level]);
+        m_quiet_stride = std::min(m_quiet_stride, stride);
         m_spread_left[level] = live;
         continue;
       }
       crowded = true;
+      // Moving again next advance; and this level's ahead ring, which it fills, is a source of the level below.
+      m_levels_planned &= ~(level_bit | (level_bit >> 1));
       const std::uint32_t target = ahead_base(level);
       const auto moves = static_cast<std::uint32_t>(
           std::min<tick>(live - boundary_burst, detail::ceil_div(waiting, advances_left) + arrived));
@@ -974,7 +1043,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // boundary_burst timers, as the slots of level L+1 stand now: the start of the span before the next crowded slot,
   // or, past sparse_slots_passed uncrowded ones, the last one's start; the ahead ring's turn is checked when it
   // comes. Lists only shrink in between: an insertion above level 0 or a cascade runs precascade() again.
-  [[nodiscard]] tick next_crowded_source(std::size_t level, tick digit) const noexcept {
+  TIMING_WHEEL_NOINLINE [[nodiscard]] tick next_crowded_source(std::size_t level, tick digit) const noexcept {
     const std::size_t shift = Bits * (level + 1);
     const tick now = this->m_now;
     if (digit == slot_mask) return (now | detail::low_mask(shift)) + 1;  // the next revolution starts: an event
@@ -1028,10 +1097,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   std::array<std::uint32_t, ahead_levels> m_spread_left{};    // timers left in its source after the last share
   tick m_levels_used = 0;                                     // bit L set while level L holds a timer
   detail::indexed_heap m_overflow;
-  tick m_quiet_until = 0;              // advance(to) with to < m_quiet_until only moves now(): see advance()
-  tick m_quiet_stride = UINT64_MAX;    // the stride m_quiet_until assumes (a share left to later advances)
-  tick m_spread_until = 0;             // precascade() has nothing to do before this tick, at m_quiet_stride
-  mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
+  tick m_quiet_until = 0;            // advance(to) with to < m_quiet_until only moves now(): see advance()
+  tick m_quiet_stride = UINT64_MAX;  // the stride m_quiet_until assumes (a share left to later advances)
+  tick m_spread_until = 0;           // precascade() has nothing to do before this tick, at m_quiet_stride
+  std::array<tick, ahead_levels> m_level_quiet{};   // per level: what precascade() last worked out for it, ...
+  std::array<tick, ahead_levels> m_level_stride{};  // ... for advances of at most this many ticks ...
+  tick m_levels_planned = 0;                        // ... valid while the level's bit is set
+  mutable std::optional<tick> m_next;               // what next_expiration() answers, valid while m_next_known
+  event m_event{none, 0};  // next_event() when the last advance() returned, valid while m_event_known
+  tick m_event_now = 0;    // ... and now() is still this
+  bool m_event_known = false;
   mutable bool m_next_known = true;
 };
 
