@@ -4,8 +4,10 @@
 // cover one hour. The program checks that every timer fires in time order, ties in insertion order, and that none
 // is lost.
 //
-//   backtest --events N [--streams K] [--queue wheel|heap] [--seed S] [--rss]
+//   backtest --events N [--streams K] [--queue wheel|heap] [--seed S] [--step] [--rss]
 //
+// --step drives the queue as an event loop does: ask next_expiration(), advance to it, repeat (the follow-ups are
+// still scheduled from the callbacks); without it the whole replay is one advance.
 // prints one line: events N timers M order ok events/s X peak-live L
 // where M counts every timer fired (market events and follow-ups), then, with --rss, a line "peak-rss-kb K".
 // Exits 1 if the order check or the count fails. Built in bench/ (timing_wheel_backtest), it also races the
@@ -25,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,7 @@ struct options {
   std::uint32_t streams = 4;
   std::string queue = "wheel";
   std::uint64_t seed = 1;
+  bool step = false;
 };
 
 // A capture file of one exchange, read lazily: event times in non-decreasing order over the hour, with ties.
@@ -122,14 +126,18 @@ result run(const options& opt) {
     if (queue.size() > out.peak_live) out.peak_live = queue.size();
   };
   // The whole replay is one advance: the callbacks schedule what comes next (follow-ups, the stream's next event)
-  // and the queue jumps from due time to due time by itself.
-  queue.advance(UINT64_MAX, on_fire);
+  // and the queue jumps from due time to due time by itself; or, with --step, one advance per due time.
+  if (opt.step) {
+    while (const std::optional<tick> due = queue.next_expiration()) queue.advance(*due, on_fire);
+  } else {
+    queue.advance(UINT64_MAX, on_fire);
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }
 
 [[noreturn]] void usage() {
-  std::fputs("usage: backtest --events N [--streams K] [--queue wheel|heap] [--seed S] [--rss]\n", stderr);
+  std::fputs("usage: backtest --events N [--streams K] [--queue wheel|heap] [--seed S] [--step] [--rss]\n", stderr);
   std::exit(2);
 }
 
@@ -148,6 +156,10 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--rss") {
       report_rss = true;
+      continue;
+    }
+    if (arg == "--step") {
+      opt.step = true;
       continue;
     }
     if (i + 1 >= argc) usage();

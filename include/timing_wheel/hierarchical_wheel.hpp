@@ -205,7 +205,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   timer_handle emplace(tick deadline, Args&&... args) {
     [[maybe_unused]] const auto owned = this->owned();
     const placement where = locate(due_of(deadline));
-    reserve_chunks(std::min(this->size() + 1, this->max_size()));
+    if (!m_chunks.covers(this->size() + 1)) [[unlikely]]  // (the bound is for a fixed capacity: never past it)
+      reserve_chunks(std::min(this->size() + 1, this->max_size()));
     if (where.list == overflow_id) make_overflow_room();
     const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
     node_type& node = this->m_nodes[index];
@@ -962,8 +963,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       // share swells as the span approaches (W2: from 170 to 1,700 moves an advance in the last ticks before a
       // level-2 boundary).
       const std::uint32_t live = m_lists[source].live;
-      const bool spreading = m_ahead_span[level] == span_end + 1;
-      const std::uint32_t arrived = spreading && live > m_spread_left[level] ? live - m_spread_left[level] : 0;
+      // (A source still waiting to start takes its arrivals into the wait: its plan is made again below.)
+      const bool started = m_ahead_span[level] == span_end + 1 && ((m_ahead_used >> level) & 1U) != 0;
+      const std::uint32_t arrived = started && live > m_spread_left[level] ? live - m_spread_left[level] : 0;
       const std::uint32_t waiting = live - arrived > boundary_burst ? live - arrived - boundary_burst : 0;
       m_ahead_span[level] = span_end + 1;  // where the ahead ring swaps in, even if now() lands exactly there
       // It can wait until min_share an advance would just empty it: `batches` advances ahead of the span, in this
@@ -1042,8 +1044,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // The first tick after now() at which level L's source (digit is now()'s digit in level L+1) may hold more than
   // boundary_burst timers, as the slots of level L+1 stand now: the start of the span before the next crowded slot,
   // or, past sparse_slots_passed uncrowded ones, the last one's start; the ahead ring's turn is checked when it
-  // comes. Lists only shrink in between: an insertion above level 0 or a cascade runs precascade() again.
-  TIMING_WHEEL_NOINLINE [[nodiscard]] tick next_crowded_source(std::size_t level, tick digit) const noexcept {
+  // comes. Lists only shrink in between, or grow by insertions that source_grew() lets pass (into a slot already
+  // crowded, or one left with few timers); anything else re-plans the level (spread_changed()).
+  [[nodiscard]] tick next_crowded_source(std::size_t level, tick digit) const noexcept {
     const std::size_t shift = Bits * (level + 1);
     const tick now = this->m_now;
     if (digit == slot_mask) return (now | detail::low_mask(shift)) + 1;  // the next revolution starts: an event

@@ -116,6 +116,9 @@ class chunk_pool {
     if (chunks > m_capacity) grow(chunks);
   }
 
+  /// True when the chunks allocated hold `timers` live entries, whatever is cancelled or cascaded.
+  [[nodiscard]] bool covers(std::size_t timers) const noexcept { return timers <= m_timers_covered; }
+
   /// Makes room for `timers` live entries over `lists` lists (chunks_needed()). Strong guarantee.
   TIMING_WHEEL_HOT void reserve_for(std::size_t timers, std::size_t lists) {
     if (timers > m_timers_covered) [[unlikely]]
