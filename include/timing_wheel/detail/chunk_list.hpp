@@ -196,53 +196,41 @@ class chunk_pool {
   }
 
   /// Removes the first `count` live entries of `list` (and the dead ones before and among them), calling f(value)
-  /// for each in order, and frees the chunks it leaves. The nodes of those entries are first all handed to
-  /// prefetch(value), so they load in parallel. f may append to other lists of this pool, not to `list`.
+  /// for each in order, and frees the chunks it leaves. They go in batches: one walk takes a batch's entries off
+  /// the list into a local array and hands each to prefetch(value), so their nodes load in parallel, then f runs
+  /// on the batch. f may append to other lists of this pool, not to `list`.
   /// Requires: count <= list.live. The list may be left crowded or holding only dead entries (then: release()).
   template <class Prefetch, class F>
   void pop_front(chunk_list& list, std::uint32_t count, Prefetch&& prefetch, F&& f) noexcept {
-    if (count == 0) return;
-    const std::uint32_t last = chunk_of(list.back - 1);
-    {
-      std::uint32_t chunk = chunk_of(list.front);
-      std::uint32_t at = offset_of(list.front);
-      for (std::uint32_t seen = 0; seen < count;) {
-        const entry_chunk& entries = (*this)[chunk];
-        const std::uint32_t end = chunk == last ? offset_of(list.back - 1) + 1 : entries_per_chunk;
-        for (; at < end && seen < count; ++at) {
-          if (entries.entries[at] != dead_entry) {
-            prefetch(entries.entries[at]);
-            ++seen;
-          }
-        }
-        chunk = entries.next;
-        at = 0;
-      }
-    }
-    std::uint32_t position = list.front;
-    entry_chunk* current = &(*this)[chunk_of(position)];
+    constexpr std::uint32_t batch_size = 16;
+    std::array<std::uint32_t, batch_size> batch;
     while (count > 0) {
-      const std::uint32_t value = current->entries[offset_of(position)];
-      ++position;
-      if (position == list.back) {
-        free_chunk(chunk_of(position - 1));
-        position = nil;
-        list.back = nil;
-      } else if (offset_of(position) == entries_per_chunk) {
-        const std::uint32_t next = current->next;
-        free_chunk(chunk_of(position - 1));  // f may reuse it: its entries have been read
-        current = &(*this)[next];
-        position = next << offset_bits;
+      std::uint32_t taken = 0;
+      std::uint32_t position = list.front;
+      const std::uint32_t wanted = std::min(count, batch_size);
+      while (taken < wanted) {
+        const std::uint32_t value = entry(position);
+        ++position;
+        if (position == list.back) {
+          free_chunk(chunk_of(position - 1));
+          position = list.back = nil;
+        } else if (offset_of(position) == entries_per_chunk) {
+          const std::uint32_t chunk = chunk_of(position - 1);
+          position = (*this)[chunk].next << offset_bits;
+          free_chunk(chunk);  // f may reuse it: its entries have been read
+        }
+        if (value == dead_entry) {
+          --list.dead;
+          continue;
+        }
+        prefetch(value);
+        batch[taken++] = value;
       }
-      if (value == dead_entry) {
-        --list.dead;
-        continue;
-      }
-      --list.live;
-      --count;
-      f(value);
+      list.front = position;
+      list.live -= taken;
+      count -= taken;
+      for (std::uint32_t i = 0; i < taken; ++i) f(batch[i]);
     }
-    list.front = position;
   }
 
   /// Marks the entry at `position` of `list` dead.
