@@ -203,7 +203,7 @@ class chunk_pool {
   template <class Prefetch, class F>
   void pop_front(chunk_list& list, std::uint32_t count, Prefetch&& prefetch, F&& f) noexcept {
     constexpr std::uint32_t batch_size = 16;
-    std::array<std::uint32_t, batch_size> batch;
+    std::array<std::uint32_t, batch_size> batch{};
     while (count > 0) {
       std::uint32_t taken = 0;
       std::uint32_t position = list.front;
