@@ -155,6 +155,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_spread_until(std::exchange(other.m_spread_until, 0)),
         m_level_quiet(other.m_level_quiet),
         m_level_stride(other.m_level_stride),
+        m_level_source(other.m_level_source),
         m_levels_planned(std::exchange(other.m_levels_planned, 0)),
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)) {
@@ -177,6 +178,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_quiet_until = std::exchange(other.m_quiet_until, 0);
       m_level_quiet = other.m_level_quiet;
       m_level_stride = other.m_level_stride;
+      m_level_source = other.m_level_source;
       m_levels_planned = std::exchange(other.m_levels_planned, 0);
       m_quiet_stride = std::exchange(other.m_quiet_stride, UINT64_MAX);
       m_spread_until = std::exchange(other.m_spread_until, 0);
@@ -303,6 +305,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_spread_left = {};
     m_levels_used = 0;
     m_levels_planned = 0;
+    m_level_source = no_sources();
     m_overflow.clear();
     m_quiet_until = 0;
     m_quiet_stride = UINT64_MAX;
@@ -475,6 +478,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     } else {
       return list / slots;
     }
+  }
+  [[nodiscard]] static constexpr std::array<std::uint32_t, ahead_levels> no_sources() noexcept {
+    std::array<std::uint32_t, ahead_levels> sources{};
+    sources.fill(none);
+    return sources;
   }
   [[nodiscard]] static constexpr std::size_t chunks_needed(std::size_t timers) noexcept {
     return detail::chunk_pool::chunks_needed(timers, list_total);
@@ -656,15 +664,17 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // A timer was added to slot list `list` of `level` (above 0). What precascade() last worked out still holds
-  // unless the list is the source being spread now (its share grows) or it just turned crowded (precascade() may
-  // have passed it as sparse): a list with a few timers, or one already crowded later in the ring, changes nothing
-  // it decided. So an event loop inserting between advances does not pay the spreading's look-ahead each time.
+  // unless the list is the crowded source it planned to spread later (its share grows) or the list just turned
+  // crowded (precascade() may have passed it as sparse, or it is a source that was sparse): a list with a few
+  // timers, or one already crowded later in the ring, changes nothing it decided. So an event loop inserting
+  // between advances does not pay the spreading's look-ahead each time. (A plan outlives the span it was made in
+  // only if the next source was sparse then; it can turn crowded only through here or a cascade from above.)
   TIMING_WHEEL_HOT void source_grew(std::uint32_t list, std::size_t level) noexcept {
     if constexpr (precascades) {
       const std::uint32_t live = m_lists[list].live;
-      if (live <= boundary_burst) return;
-      const tick next_digit = ((this->m_now >> (Bits * level)) + 1) & slot_mask;
-      if (live == boundary_burst + 1 || (list & slot_mask) == next_digit) spread_changed(level - 1);
+      if (live == boundary_burst + 1 || (live > boundary_burst && list == m_level_source[level - 1])) {
+        spread_changed(level - 1);
+      }
     }
   }
 
@@ -950,6 +960,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       }
       const std::uint32_t source = source_at(level, now);
       if (source == none || m_lists[source].live <= boundary_burst) {
+        m_level_source[level] = none;  // turning crowded is seen by source_grew() anyway
         m_level_quiet[level] = next_crowded_source(level, digit);
         m_level_stride[level] = UINT64_MAX;
         m_levels_planned |= level_bit;
@@ -973,6 +984,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       if (const tick batches = detail::ceil_div(waiting, min_share); arrived == 0 && batches < advances_left) {
         m_level_quiet[level] = span_end + 1 - batches * stride;
         m_level_stride[level] = stride;
+        m_level_source[level] = source;
         m_levels_planned |= level_bit;
         quiet = std::min(quiet, m_level_quiet[level]);
         m_quiet_stride = std::min(m_quiet_stride, stride);
@@ -1105,10 +1117,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   tick m_spread_until = 0;           // precascade() has nothing to do before this tick, at m_quiet_stride
   std::array<tick, ahead_levels> m_level_quiet{};   // per level: what precascade() last worked out for it, ...
   std::array<tick, ahead_levels> m_level_stride{};  // ... for advances of at most this many ticks ...
-  tick m_levels_planned = 0;                        // ... valid while the level's bit is set
-  mutable std::optional<tick> m_next;               // what next_expiration() answers, valid while m_next_known
-  event m_event{none, 0};  // next_event() when the last advance() returned, valid while m_event_known
-  tick m_event_now = 0;    // ... and now() is still this
+  std::array<std::uint32_t, ahead_levels> m_level_source =
+      no_sources();                    // ... and the crowded source it waits to spread ...
+  tick m_levels_planned = 0;           // ... valid while the level's bit is set
+  mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
+  event m_event{none, 0};              // next_event() when the last advance() returned, valid while m_event_known
+  tick m_event_now = 0;                // ... and now() is still this
   bool m_event_known = false;
   mutable bool m_next_known = true;
 };
