@@ -336,9 +336,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   [[nodiscard]] bool check_invariants() const noexcept {
     if (!this->nodes_hold()) return false;
     if (m_next_known && m_next != find_next_expiration()) return false;
-    if (const event next = next_event(); next.list != none && next.at < m_quiet_until) return false;
-    if (m_event_known && m_event_now == this->m_now &&
-        (m_event.list != next_event().list || m_event.at != next_event().at))
+    const event next = next_event();
+    if (next.list != none && next.at < m_quiet_until) return false;
+    if (m_event_known && m_event_now == this->m_now && (m_event.list != next.list || m_event.at != next.at))
       return false;
     if ((precascades && m_quiet_until > m_spread_until) || !quiet_until_holds()) return false;
     std::size_t counted = 0;
