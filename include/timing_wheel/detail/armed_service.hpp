@@ -11,10 +11,12 @@
 //
 // Postponing: a connection's idle timeout is reset on every read, nearly always to a later time, and nearly never
 // fires. Each one-shot timer has a record holding the time it is queued for and the time it is due; a reschedule
-// to a time at or after the queued one only writes the due time (one cache line, no queue work), and when the
-// queued time comes the timer is queued again for its due time instead of firing. Earlier times go to the queue at
-// once. So a timer fires at its due time, never before; equal due times fire in the order they were queued; the
-// engine may wake once at a postponed time with nothing to run.
+// to a time at or after the queued one only writes the due time (no queue work), and when the queued time comes
+// the timer is queued again for its due time instead of firing. Earlier times go to the queue at once. The due
+// time and the generation sit apart from the rest, 16 bytes a timer: a reset to a time at or after the due one
+// reads and writes only those, so the records that resets touch take half the cache. So a timer fires at its due time,
+// never before; equal due times fire in the order they were queued; the engine may wake once at a postponed time with
+// nothing to run.
 
 #include <timing_wheel/chrono.hpp>
 
@@ -53,21 +55,21 @@ class armed_service {
   template <class WaitUntil>
   timer_handle schedule_at(time_point when, Callback&& callback, WaitUntil&& wait_until) {
     const std::uint32_t index = acquire_record();
-    one_shot& record = m_records[index];
+    queued_timer& queued = m_queued[index];
 #if TIMING_WHEEL_HAS_EXCEPTIONS
     try {
-      record.queued = m_service.schedule_at(when, entry{std::move(callback), index});
+      queued.handle = m_service.schedule_at(when, entry{std::move(callback), index});
     } catch (...) {
       release_record(index);
       throw;
     }
 #else
-    record.queued = m_service.schedule_at(when, entry{std::move(callback), index});
+    queued.handle = m_service.schedule_at(when, entry{std::move(callback), index});
 #endif
-    record.queued_for = when;
-    record.due = when;
+    queued.at = when;
+    m_records[index].due = when;
     arm(wait_until);
-    return timer_handle{index, record.generation};
+    return timer_handle{index, m_records[index].generation};
   }
   // The first firing one period after `now`.
   template <class WaitUntil>
@@ -78,15 +80,19 @@ class armed_service {
     arm(wait_until);
     return handle;
   }
-  // A later time is recorded (O(1), no queue work); an earlier one moves the queued timer.
+  // A later time is recorded (O(1), no queue work); an earlier one moves the queued timer. The due time is never
+  // before the queued one, so a time at or after it needs nothing else.
   template <class WaitUntil>
   bool reschedule(timer_handle handle, time_point when, WaitUntil&& wait_until) {
     if (!pending(handle)) return false;
     one_shot& record = m_records[handle.index];
+    const bool later_than_due = when >= record.due;
     record.due = when;
-    if (when >= record.queued_for) return true;
-    record.queued_for = when;
-    [[maybe_unused]] const bool moved = m_service.reschedule(record.queued, when);
+    if (later_than_due) return true;
+    queued_timer& queued = m_queued[handle.index];
+    if (when >= queued.at) return true;
+    queued.at = when;
+    [[maybe_unused]] const bool moved = m_service.reschedule(queued.handle, when);
     TIMING_WHEEL_ASSERT(moved, "a pending one-shot timer's queued timer is pending");
     arm(wait_until);
     return true;
@@ -102,7 +108,7 @@ class armed_service {
   // Returns: the callback of a pending one-shot timer, taken out; nullopt if not pending.
   std::optional<Callback> cancel(timer_handle handle) {
     if (!pending(handle)) return std::nullopt;
-    std::optional<entry> taken = m_service.cancel(m_records[handle.index].queued);
+    std::optional<entry> taken = m_service.cancel(m_queued[handle.index].handle);
     release_record(handle.index);
     if (!taken) return std::nullopt;
     return std::optional<Callback>(std::in_place, std::move(taken->callback));
@@ -128,18 +134,19 @@ class armed_service {
     m_service.reserve(m_service.size() + 1, 0);
     m_service.poll(now, [this, &on_fire](entry& fired) {
       if (const std::uint32_t index = fired.record; index != nil) {
-        one_shot& record = m_records[index];
-        if (record.due > record.queued_for) {
-          record.queued_for = record.due;
+        const time_point due = m_records[index].due;
+        queued_timer& queued = m_queued[index];
+        if (due > queued.at) {
+          queued.at = due;
 #if TIMING_WHEEL_HAS_EXCEPTIONS
           try {
-            record.queued = m_service.schedule_at(record.due, std::move(fired));
+            queued.handle = m_service.schedule_at(due, std::move(fired));
           } catch (...) {
             release_record(index);  // its callback went with the failed insertion: no longer pending
             throw;
           }
 #else
-          record.queued = m_service.schedule_at(record.due, std::move(fired));
+          queued.handle = m_service.schedule_at(due, std::move(fired));
 #endif
           return;
         }
@@ -169,6 +176,7 @@ class armed_service {
   void reserve(std::size_t timers, std::size_t periodic) {
     m_service.reserve(timers, periodic);
     m_records.reserve(timers);
+    m_queued.reserve(timers);
   }
 
   // Calls wait_until(at) if the engine timer must wake earlier than it is armed for (or is not armed).
@@ -189,13 +197,16 @@ class armed_service {
   [[nodiscard]] const service_type& service() const noexcept { return m_service; }
 
  private:
-  // A one-shot timer: 32 bytes, apart from its callback, so that a reset touches only this.
+  // A one-shot timer, apart from its callback: what a reset to a later time touches (16 bytes)...
   struct one_shot {
-    timer_handle queued;           // the queue's timer, while pending
-    time_point queued_for;         // the time it is queued for
-    time_point due;                // the time it fires at: queued_for, or later if postponed
+    time_point due;                // the time it fires at: its queued time, or later if postponed
     std::uint32_t generation = 0;  // odd while pending
     std::uint32_t next_free = nil;
+  };
+  // ...and what only a move, a cancel or its queued time's coming touches.
+  struct queued_timer {
+    timer_handle handle;  // the queue's timer, while pending
+    time_point at;        // the time it is queued for
   };
 
   std::uint32_t acquire_record() {
@@ -206,6 +217,8 @@ class armed_service {
       return index;
     }
     if (m_records.size() >= nil) throw_bad_alloc();
+    // m_queued may end one longer than m_records if the second growth throws; the next growth reuses that slot.
+    m_queued.resize(m_records.size() + 1);
     m_records.emplace_back();
     m_records.back().generation = 1;
     return static_cast<std::uint32_t>(m_records.size() - 1);
@@ -219,6 +232,7 @@ class armed_service {
 
   service_type m_service;
   std::vector<one_shot> m_records;
+  std::vector<queued_timer> m_queued;  // indexed as m_records
   std::uint32_t m_free = nil;
   time_point m_armed_at{};
   bool m_armed = false;
