@@ -156,6 +156,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_level_quiet(other.m_level_quiet),
         m_level_stride(other.m_level_stride),
         m_level_source(other.m_level_source),
+        m_level_source_room(other.m_level_source_room),
         m_levels_planned(std::exchange(other.m_levels_planned, 0)),
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)) {
@@ -179,6 +180,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_level_quiet = other.m_level_quiet;
       m_level_stride = other.m_level_stride;
       m_level_source = other.m_level_source;
+      m_level_source_room = other.m_level_source_room;
       m_levels_planned = std::exchange(other.m_levels_planned, 0);
       m_quiet_stride = std::exchange(other.m_quiet_stride, UINT64_MAX);
       m_spread_until = std::exchange(other.m_spread_until, 0);
@@ -582,7 +584,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
-  void unlink(const node_type& node) noexcept {
+  TIMING_WHEEL_HOT void unlink(const node_type& node) noexcept {
     forget_event();
     if (in_overflow(node.link)) {
       if (m_next == node.deadline) m_next_known = false;
@@ -597,7 +599,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // Marks a timer's entry dead; an emptied list gives its chunks back, a crowded one is compacted.
-  void remove_entry(std::uint32_t list, std::uint32_t position) noexcept {
+  TIMING_WHEEL_HOT void remove_entry(std::uint32_t list, std::uint32_t position) noexcept {
     detail::chunk_list& entries = m_lists[list];
     m_chunks.kill(entries, position);
     after_removal(list);
@@ -664,15 +666,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // A timer was added to slot list `list` of `level` (above 0). What precascade() last worked out still holds
-  // unless the list is the crowded source it planned to spread later (its share grows) or the list just turned
-  // crowded (precascade() may have passed it as sparse, or it is a source that was sparse): a list with a few
-  // timers, or one already crowded later in the ring, changes nothing it decided. So an event loop inserting
+  // unless the list is the crowded source it planned to spread later and has outgrown the room that plan left
+  // (its share would need one more advance), or the list just turned crowded (precascade() may have passed it as
+  // sparse, or it is a source that was sparse): a list with a few timers, or one already crowded later in the
+  // ring, changes nothing it decided. So an event loop inserting
   // between advances does not pay the spreading's look-ahead each time. (A plan outlives the span it was made in
   // only if the next source was sparse then; it can turn crowded only through here or a cascade from above.)
   TIMING_WHEEL_HOT void source_grew(std::uint32_t list, std::size_t level) noexcept {
     if constexpr (precascades) {
       const std::uint32_t live = m_lists[list].live;
-      if (live == boundary_burst + 1 || (live > boundary_burst && list == m_level_source[level - 1])) {
+      if (live == boundary_burst + 1 || (list == m_level_source[level - 1] && live > m_level_source_room[level - 1])) {
         spread_changed(level - 1);
       }
     }
@@ -985,6 +988,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_level_quiet[level] = span_end + 1 - batches * stride;
         m_level_stride[level] = stride;
         m_level_source[level] = source;
+        // The same start holds while the share still takes `batches` advances: arrivals up to that many wait too.
+        m_level_source_room[level] =
+            static_cast<std::uint32_t>(std::min<tick>(boundary_burst + batches * min_share, UINT32_MAX));
         m_levels_planned |= level_bit;
         quiet = std::min(quiet, m_level_quiet[level]);
         m_quiet_stride = std::min(m_quiet_stride, stride);
@@ -1118,8 +1124,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   std::array<tick, ahead_levels> m_level_quiet{};   // per level: what precascade() last worked out for it, ...
   std::array<tick, ahead_levels> m_level_stride{};  // ... for advances of at most this many ticks ...
   std::array<std::uint32_t, ahead_levels> m_level_source =
-      no_sources();                    // ... and the crowded source it waits to spread ...
-  tick m_levels_planned = 0;           // ... valid while the level's bit is set
+      no_sources();                                               // ... and the crowded source it waits to spread ...
+  std::array<std::uint32_t, ahead_levels> m_level_source_room{};  // ... while it holds at most this many timers ...
+  tick m_levels_planned = 0;                                      // ... valid while the level's bit is set
   mutable std::optional<tick> m_next;  // what next_expiration() answers, valid while m_next_known
   event m_event{none, 0};              // next_event() when the last advance() returned, valid while m_event_known
   tick m_event_now = 0;                // ... and now() is still this
