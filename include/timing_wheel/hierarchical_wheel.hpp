@@ -669,9 +669,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // unless the list is the crowded source it planned to spread later and has outgrown the room that plan left
   // (its share would need one more advance), or the list just turned crowded (precascade() may have passed it as
   // sparse, or it is a source that was sparse): a list with a few timers, or one already crowded later in the
-  // ring, changes nothing it decided. So an event loop inserting
-  // between advances does not pay the spreading's look-ahead each time. (A plan outlives the span it was made in
-  // only if the next source was sparse then; it can turn crowded only through here or a cascade from above.)
+  // ring, changes nothing it decided. So an event loop inserting between advances does not pay the spreading's
+  // look-ahead each time. (A plan outlives the span it was made in only if the next source was sparse then; it can
+  // turn crowded only through here or a cascade from above.)
   TIMING_WHEEL_HOT void source_grew(std::uint32_t list, std::size_t level) noexcept {
     if constexpr (precascades) {
       const std::uint32_t live = m_lists[list].live;

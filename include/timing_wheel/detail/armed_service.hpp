@@ -12,11 +12,11 @@
 // Postponing: a connection's idle timeout is reset on every read, nearly always to a later time, and nearly never
 // fires. Each one-shot timer has a record holding the time it is queued for and the time it is due; a reschedule
 // to a time at or after the queued one only writes the due time (no queue work), and when the queued time comes
-// the timer is queued again for its due time instead of firing. Earlier times go to the queue at once. The due
-// time and the generation sit apart from the rest, 16 bytes a timer: a reset to a time at or after the due one
-// reads and writes only those, so the records that resets touch take half the cache. So a timer fires at its due time,
-// never before; equal due times fire in the order they were queued; the engine may wake once at a postponed time with
-// nothing to run.
+// the timer is queued again for its due time instead of firing. Earlier times go to the queue at once. So a timer
+// fires at its due time, never before; equal due times fire in the order they were queued; the engine may wake
+// once at a postponed time with nothing to run. The due time and the generation are kept apart from the rest of
+// the record, 16 bytes a timer: the common reset (to a time at or after the due one) touches only those, so the
+// part of the records that resets keep in cache is half as large.
 
 #include <timing_wheel/chrono.hpp>
 
