@@ -196,7 +196,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// Effects: schedules `value` for `deadline` (a past deadline is due at now()). Returns: its handle.
   /// Complexity: O(1) in the wheel, O(log n) beyond the horizon. Throws: bad_alloc, or what T's constructor
   /// throws; then the queue is unchanged.
-  timer_handle insert(tick deadline, T value) { return emplace(deadline, std::move(value)); }
+  TIMING_WHEEL_HOT timer_handle insert(tick deadline, T value) { return emplace(deadline, std::move(value)); }
 
   /// Effects: as insert, unless the queue is at its fixed capacity: then the payload is handed back in `rejected`
   /// and nothing changes (backpressure). Throws: what insert throws, for a growable queue.
@@ -206,7 +206,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   /// As insert, constructing the payload in place from `args`.
   template <class... Args>
-  timer_handle emplace(tick deadline, Args&&... args) {
+  TIMING_WHEEL_HOT timer_handle emplace(tick deadline, Args&&... args) {
     [[maybe_unused]] const auto owned = this->owned();
     const placement where = locate(due_of(deadline));
     if (!m_chunks.covers(this->size() + 1)) [[unlikely]]  // (the bound is for a fixed capacity: never past it)

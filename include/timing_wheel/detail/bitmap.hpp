@@ -30,10 +30,9 @@ class bitmap {
     if constexpr (word_count == 1) {
       return m_words[0] != 0;
     } else {
-      for (std::uint64_t word : m_words) {
-        if (word != 0) return true;
-      }
-      return false;
+      std::uint64_t any_bit = 0;
+      for (std::uint64_t word : m_words) any_bit |= word;
+      return any_bit != 0;
     }
   }
 
