@@ -1,6 +1,7 @@
-// The burst-free cascade of exact wheels: the timers of a level's next span move down a bounded share per advance
-// in the advances before that span begins, instead of all at once when it begins. Each case feeds a counting wheel
-// and a min_heap the same timers, and checks the most timers moved in one advance and the order they fire in.
+// The spreading, how exact wheels cascade without bursts: the timers of a level's next span move down a bounded share
+// per advance in the advances before that span begins, instead of all at once when it begins. Each case feeds a
+// counting wheel and a min_heap the same timers, and checks the most timers moved in one advance and the order they
+// fire in.
 #include "support/catch.hpp"
 #include "support/random_ops.hpp"
 
@@ -53,7 +54,7 @@ struct cascade_trial {
 
 }  // namespace
 
-TEST_CASE("burst-free cascade: a level-1 span moves down over the span before it, a bounded share per tick",
+TEST_CASE("spreading: a level-1 span moves down over the span before it, a bounded share per tick",
           "[hierarchical_wheel][cascade]") {
   cascade_trial<2> trial(64);
   for (int i = 0; i < 6400; ++i) trial.insert(128 + static_cast<tick>(i) * 7 % 64, i);  // level-1 slot 2
@@ -66,7 +67,7 @@ TEST_CASE("burst-free cascade: a level-1 span moves down over the span before it
   REQUIRE(trial.fired_in_heap_order());
 }
 
-TEST_CASE("burst-free cascade: idle ticks skip none of it: the share starts moving when the span before begins",
+TEST_CASE("spreading: idle ticks skip none of it: the share starts moving when the span before begins",
           "[hierarchical_wheel][cascade]") {
   cascade_trial<2> trial(0);
   for (int i = 0; i < 6400; ++i) trial.insert(128 + static_cast<tick>(i) * 11 % 64, i);  // nothing to move before 64
@@ -82,7 +83,7 @@ TEST_CASE("burst-free cascade: idle ticks skip none of it: the share starts movi
   REQUIRE(trial.fired_in_heap_order());
 }
 
-TEST_CASE("burst-free cascade: level-2 spans move down without a burst too, and order is kept",
+TEST_CASE("spreading: level-2 spans move down without a burst too, and order is kept",
           "[hierarchical_wheel][cascade]") {
   cascade_trial<3> trial(4096);
   for (int i = 0; i < 64'000; ++i) trial.insert(8192 + static_cast<tick>(i) * 7919 % 4096, i);  // level-2 slot 2
@@ -92,7 +93,7 @@ TEST_CASE("burst-free cascade: level-2 spans move down without a burst too, and 
   REQUIRE(trial.fired_in_heap_order());
 }
 
-TEST_CASE("burst-free cascade: idle advances skip to where a crowded span must start moving, in their stride",
+TEST_CASE("spreading: idle advances skip to where a crowded span must start moving, in their stride",
           "[hierarchical_wheel][cascade]") {
   // Level-2 slot 2 holds one timer (nothing to spread) and slot 5 holds 20,000: advances before tick 4 * 4096 have
   // nothing to move (and cost O(1) up to the next event), but the share of slot 5 must start moving at 4 * 4096,
@@ -119,7 +120,7 @@ TEST_CASE("burst-free cascade: idle advances skip to where a crowded span must s
   }
 }
 
-TEST_CASE("burst-free cascade: a share left waiting for later advances moves in time when they start striding",
+TEST_CASE("spreading: a share left waiting for later advances moves in time when they start striding",
           "[hierarchical_wheel][cascade]") {
   // 100 timers in level-2 slot 5 are few enough to wait until the last dozen ticks before 5 * 4096 (8 an advance,
   // a tick at a time). When the clock starts moving 1000 ticks an advance halfway there, the wait must end: the
@@ -139,7 +140,7 @@ TEST_CASE("burst-free cascade: a share left waiting for later advances moves in 
   REQUIRE(trial.fired_in_heap_order());
 }
 
-TEST_CASE("burst-free cascade: a span fed while it moves down moves its arrivals at once, not in a swelling share",
+TEST_CASE("spreading: a span fed while it moves down moves its arrivals at once, not in a swelling share",
           "[hierarchical_wheel][cascade]") {
   // W2's shape near a level-2 boundary: every tick, 100 timers due just past 4096 land in level 2 while that span
   // is being spread down. Moving only (what waits) / (ticks left) would leave arrivals behind and the share would
@@ -157,7 +158,7 @@ TEST_CASE("burst-free cascade: a span fed while it moves down moves its arrivals
   REQUIRE(trial.fired_in_heap_order());
 }
 
-TEST_CASE("burst-free cascade: an event loop that inserts between advances to each next expiration keeps it right",
+TEST_CASE("spreading: an event loop that inserts between advances to each next expiration keeps it right",
           "[hierarchical_wheel][cascade]") {
   // How services and event loops drive a wheel: ask next_expiration(), advance to it, schedule follow-ups from
   // the loop. The spreading re-plans only the levels an insertion touched, so every step checks that what it kept
@@ -184,4 +185,67 @@ TEST_CASE("burst-free cascade: an event loop that inserts between advances to ea
   trial.advance(UINT64_MAX / 2 - trial.wheel.now());
   REQUIRE(trial.wheel.empty());
   REQUIRE(trial.fired_in_heap_order());
+}
+
+// ---- the arithmetic on its own (detail/spreading.hpp)
+
+using timing_wheel::detail::ceil_div;
+using timing_wheel::detail::decide_share;
+using timing_wheel::detail::min_share;
+using timing_wheel::detail::spread_burst;
+
+TEST_CASE("spreading: a share, worked by hand", "[spreading]") {
+  // 1,000 timers, 100 advances of one tick left: what waits beyond spread_burst, a hundredth at a time.
+  CHECK(decide_share(1000, 0, false, 900, 1000, 1).moves == 10);
+  // 20 timers with 100 advances left: min_share an advance moves them in 3, so the source waits until then, and
+  // the same start holds for up to 2 + 3 * 8 timers.
+  const auto wait = decide_share(20, 0, false, 900, 1000, 1);
+  CHECK(wait.moves == 0);
+  CHECK(wait.start == 997);
+  CHECK(wait.room == spread_burst + 3 * min_share);
+  // In strides of 10 ticks the same 20 timers start 3 strides ahead.
+  CHECK(decide_share(20, 0, false, 900, 1000, 10).start == 970);
+  // Started, with 10 arrivals since the last share: they move at once, on top of the share of the rest.
+  CHECK(decide_share(60, 50, true, 990, 1000, 1).moves == ceil_div(60 - 10 - spread_burst, 10) + 10);
+  // The last advance before the span start moves all but spread_burst.
+  CHECK(decide_share(500, 500, true, 999, 1000, 1).moves == 500 - spread_burst);
+}
+
+TEST_CASE("spreading: followed advance by advance, a source empties by its span start in bounded shares",
+          "[spreading]") {
+  timing_wheel_test::rng r{timing_wheel_test::seed_or(45)};
+  INFO("replay with TIMING_WHEEL_SEED=" << r.state);
+  for (int round = 0; round < 3000; ++round) {
+    const std::uint32_t initial = spread_burst + 1 + static_cast<std::uint32_t>(r.below(r.below(2) == 0 ? 50 : 5000));
+    const tick stride = 1 + r.below(r.below(2) == 0 ? 4 : 300);
+    const tick span_start = 1'000'000 + r.below(1000);
+    const tick first = span_start - 1 - r.below(std::min<tick>(span_start - 1, 1 + r.below(5000)));
+    INFO("timers " << initial << ", stride " << stride << ", from " << first << " to " << span_start);
+    std::uint32_t live = initial;
+    std::uint32_t left = 0;
+    bool started = false;
+    tick waits_until = 0;
+    tick bound = 0;  // the largest share this source may take in one advance
+    for (tick now = first; now < span_start; now += stride) {
+      if (now < waits_until) continue;  // the wheel skips these advances: check that nothing was due in them
+      const auto share = decide_share(live, left, started, now, span_start, stride);
+      if (share.moves == 0) {
+        REQUIRE_FALSE(started);
+        REQUIRE(share.start > now);
+        REQUIRE(share.start < span_start);
+        REQUIRE(share.room >= live);
+        waits_until = share.start;
+        continue;
+      }
+      if (bound == 0) {
+        bound = std::max<tick>(min_share, ceil_div(live - spread_burst, ceil_div(span_start - now, stride)));
+      }
+      REQUIRE(share.moves <= bound);
+      REQUIRE(share.moves <= live - spread_burst);
+      live -= share.moves;
+      left = live;
+      started = true;
+    }
+    CHECK(live <= spread_burst);
+  }
 }
