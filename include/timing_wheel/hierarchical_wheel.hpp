@@ -648,9 +648,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // now() has just entered the span of this slot of `level`'s ring: its timers move to lower levels, in list
-  // order, so that equal due times keep their insertion order.
+  // order, so that equal due times keep their insertion order. The lists it fills, in levels 1 to level - 1, are
+  // the sources of levels 0 to level - 2: only those levels' spreading is planned again (W5: sparse timers
+  // cascade from a high level every few advances, and the levels above keep their plans).
   void cascade(std::uint32_t list, std::size_t level) noexcept {
-    if (level >= 2) m_spread.forget_all();  // the lists filled above level 0 may be sources (level 0 is none)
+    if (level >= 2) m_spread.forget_below(level - 1);
     slot_emptied(list, {static_cast<std::uint8_t>(level), false});
     std::size_t moved = 0;
     m_chunks.consume(

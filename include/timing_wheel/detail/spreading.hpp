@@ -98,6 +98,11 @@ struct spreading_state {
     until = 0;
     planned &= ~(tick{1} << level);
   }
+  // The sources of the levels below `level` may have changed.
+  void forget_below(std::size_t level) noexcept {
+    until = 0;
+    planned &= level >= 64 ? 0 : ~tick{0} << level;
+  }
   // Every level's source may have changed.
   void forget_all() noexcept {
     until = 0;
