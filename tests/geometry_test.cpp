@@ -36,6 +36,18 @@ using exact_shapes = std::tuple<exact_geometry<8, 8>, exact_geometry<6, 6>, exac
 using coarse_shapes = std::tuple<coarse_geometry<8, 8>, coarse_geometry<6, 6>, coarse_geometry<4, 3>,
                                  coarse_geometry<3, 2>, coarse_geometry<12, 4>>;
 
+// The occupancy bitmaps of every level of geometry G, and which levels hold a timer.
+template <class G>
+struct occupancy {
+  std::array<timing_wheel::detail::bitmap<G::slots>, G::active_levels> rings{};
+  tick used = 0;
+  void set(std::size_t level, tick slot) {
+    rings[level].set(slot);
+    used |= tick{1} << level;
+  }
+  [[nodiscard]] auto earliest(tick now) const { return G::earliest_slot(used, rings.data(), now); }
+};
+
 static_assert(timing_wheel::detail::wheel_geometry<exact_geometry<8, 8>>);
 static_assert(timing_wheel::detail::wheel_geometry<coarse_geometry<6, 6>>);
 
@@ -77,24 +89,22 @@ TEMPLATE_LIST_TEST_CASE("geometry, exact: the next event is the lowest occupied 
   INFO("replay with TIMING_WHEEL_SEED=" << r.state);
   for (int i = 0; i < 5000; ++i) {
     const tick now = r.next() >> r.below(64);
-    std::array<timing_wheel::detail::bitmap<g::slots>, g::active_levels> occupied{};
-    tick used = 0;
+    occupancy<g> occupied;
     // Slots a timer may occupy: level 0 at or after now()'s digit, higher levels after it (the wheel's invariant).
     for (std::size_t level = 0; level < g::active_levels; ++level) {
       if (r.below(3) != 0) continue;
       const tick from = digit<g::bits>(now, level) + (level == 0 ? 0 : 1);
       if (from >= g::slots) continue;
-      occupied[level].set(from + r.below(g::slots - from));
-      used |= tick{1} << level;
+      occupied.set(level, from + r.below(g::slots - from));
     }
-    const auto event = g::earliest_slot(used, occupied.data(), now);
-    if (used == 0) {
+    const auto event = occupied.earliest(now);
+    if (occupied.used == 0) {
       CHECK(event.level == wheel_position::beyond);
       continue;
     }
-    const auto lowest = static_cast<std::size_t>(std::countr_zero(used));
+    const auto lowest = static_cast<std::size_t>(std::countr_zero(occupied.used));
     REQUIRE(event.level == lowest);
-    CHECK(event.slot == occupied[lowest].find_first());
+    CHECK(event.slot == occupied.rings[lowest].find_first());
     // The first tick at or after now whose digit there is the slot's, with every digit below it zero (level 0: the
     // tick itself), and every digit above it now()'s.
     CHECK(event.at >= now);
@@ -145,8 +155,7 @@ TEMPLATE_LIST_TEST_CASE("geometry, coarse: the next event is the earliest slot t
   INFO("replay with TIMING_WHEEL_SEED=" << r.state);
   for (int i = 0; i < 5000; ++i) {
     const tick now = r.next() >> r.below(64);
-    std::array<timing_wheel::detail::bitmap<g::slots>, g::active_levels> occupied{};
-    tick used = 0;
+    occupancy<g> occupied;
     tick earliest = UINT64_MAX;
     for (std::size_t level = 0; level < g::active_levels; ++level) {
       for (int k = 0; k < 2; ++k) {
@@ -155,20 +164,19 @@ TEMPLATE_LIST_TEST_CASE("geometry, coarse: the next event is the earliest slot t
         const std::size_t shift = g::level_shift * level;
         const tick slot = r.below(g::slots);
         if (slot == ((now >> shift) & g::slot_mask) && (now & timing_wheel::detail::low_mask(shift)) != 0) continue;
-        occupied[level].set(slot);
-        used |= tick{1} << level;
+        occupied.set(level, slot);
         const tick when = g::slot_time(level, slot, now);
         CHECK(when >= now);
         earliest = std::min(earliest, when);
       }
     }
-    const auto event = g::earliest_slot(used, occupied.data(), now);
-    if (used == 0) {
+    const auto event = occupied.earliest(now);
+    if (occupied.used == 0) {
       CHECK(event.level == wheel_position::beyond);
       continue;
     }
     REQUIRE(event.level < g::active_levels);
-    CHECK(occupied[event.level].test(event.slot));
+    CHECK(occupied.rings[event.level].test(event.slot));
     CHECK(event.at == earliest);
   }
 }
