@@ -289,7 +289,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   static constexpr auto overflow_id = static_cast<std::uint32_t>(list_total);  // the overflow store's list id
   static_assert(list_total < UINT16_MAX, "list ids are kept in 16 bits");
   static constexpr std::uint32_t none = detail::nil;
-  static constexpr tick slot_mask = slots - 1;
+  static constexpr tick slot_mask = geometry::slot_mask;
 
   // Where a timer is kept: a level's ring, a level's spread ring, or the overflow store beyond the horizon.
   enum class store : std::uint8_t { level_ring, spread_ring, overflow };
