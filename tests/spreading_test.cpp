@@ -113,19 +113,21 @@ TEST_CASE("spreading: idle advances skip to where a crowded span must start movi
     REQUIRE(trial.wheel.check_invariants());
     CHECK(moved_before_spreading <= 2);  // the lone timer's own way down
     // The share is what waits over the advances left, counted in the last advance's stride: a tick at a time about 5
-    // from each of levels 2 and 1 an advance; 61 ticks at a time about 300 each (20,000 over 4096 / 61 advances);
-    // 1000 at a time a quarter of the span per jump. A share counted in ticks would leave ~18,000 to the last one.
-    CHECK(trial.worst <= (step == 1 ? 16U : step == 61 ? 700U : 6'000U));
+    // from each of levels 2 and 1 an advance, which waits and moves min_share at once; 61 ticks at a time about 300
+    // each (20,000 over 4096 / 61 advances); 1000 at a time a quarter of the span per jump. A share counted in ticks
+    // would leave ~18,000 to the last one.
+    CHECK(trial.worst <= (step == 1 ? 2 * timing_wheel::detail::min_share : step == 61 ? 700U : 6'000U));
     REQUIRE(trial.fired_in_heap_order());
   }
 }
 
 TEST_CASE("spreading: a share left waiting for later advances moves in time when they start striding",
           "[hierarchical_wheel][cascade]") {
-  // 100 timers in level-2 slot 5 are few enough to wait until the last dozen ticks before 5 * 4096 (8 an advance,
-  // a tick at a time). When the clock starts moving 1000 ticks an advance halfway there, the wait must end: the
-  // first such advance lands 1,096 ticks before the span and moves half of the 98 waiting (two advances left), where
-  // skipping on would leave them all (118 moves with the level-1 ones) to the advance that crosses the span start.
+  // 100 timers in level-2 slot 5 are few enough to wait until the last few ticks before 5 * 4096 (min_share an
+  // advance, a tick at a time). When the clock starts moving 1000 ticks an advance halfway there, the wait must end:
+  // the first such advance lands 1,096 ticks before the span and moves half of the 98 waiting (two advances left),
+  // where skipping on would leave them all (118 moves with the level-1 ones) to the advance that crosses the span
+  // start.
   cascade_trial<3> trial(0);
   for (int i = 0; i < 100; ++i) trial.insert(5 * 4096 + static_cast<tick>(i) * 7919 % 4096, i);
   std::uint64_t moved_early = 0;
@@ -195,16 +197,17 @@ using timing_wheel::detail::min_share;
 using timing_wheel::detail::spread_burst;
 
 TEST_CASE("spreading: a share, worked by hand", "[spreading]") {
-  // 1,000 timers, 100 advances of one tick left: what waits beyond spread_burst, a hundredth at a time.
-  CHECK(decide_share(1000, 0, false, 900, 1000, 1).moves == 10);
-  // 20 timers with 100 advances left: min_share an advance moves them in 3, so the source waits until then, and
-  // the same start holds for up to 2 + 3 * 8 timers.
-  const auto wait = decide_share(20, 0, false, 900, 1000, 1);
+  // 5,000 timers, 100 advances of one tick left: what waits beyond spread_burst, a hundredth at a time.
+  STATIC_REQUIRE(min_share == 32);
+  CHECK(decide_share(5000, 0, false, 900, 1000, 1).moves == 50);
+  // 100 timers with 100 advances left: min_share an advance moves them in 4, so the source waits until then, and
+  // the same start holds for up to 2 + 4 * 32 timers.
+  const auto wait = decide_share(100, 0, false, 900, 1000, 1);
   CHECK(wait.moves == 0);
-  CHECK(wait.start == 997);
-  CHECK(wait.room == spread_burst + 3 * min_share);
-  // In strides of 10 ticks the same 20 timers start 3 strides ahead.
-  CHECK(decide_share(20, 0, false, 900, 1000, 10).start == 970);
+  CHECK(wait.start == 996);
+  CHECK(wait.room == spread_burst + 4 * min_share);
+  // In strides of 10 ticks the same 100 timers start 4 strides ahead.
+  CHECK(decide_share(100, 0, false, 900, 1000, 10).start == 960);
   // Started, with 10 arrivals since the last share: they move at once, on top of the share of the rest.
   CHECK(decide_share(60, 50, true, 990, 1000, 1).moves == ceil_div(60 - 10 - spread_burst, 10) + 10);
   // The last advance before the span start moves all but spread_burst.
