@@ -112,10 +112,10 @@ TEST_CASE("spreading: idle advances skip to where a crowded span must start movi
     }
     REQUIRE(trial.wheel.check_invariants());
     CHECK(moved_before_spreading <= 2);  // the lone timer's own way down
-    // The share is what waits over the advances left, counted in the last advance's stride: a tick at a time about 5
-    // from each of levels 2 and 1 an advance, which waits and moves min_share at once; 61 ticks at a time about 300
-    // each (20,000 over 4096 / 61 advances); 1000 at a time a quarter of the span per jump. A share counted in ticks
-    // would leave ~18,000 to the last one.
+    // The share is what waits over the advances left, counted in the last advance's stride: a tick at a time, each
+    // of levels 2 and 1 waits and then moves min_share an advance; 61 ticks at a time about 300 each (20,000 over
+    // 4096 / 61 advances); 1000 at a time a quarter of the span per jump. A share counted in ticks would leave
+    // ~18,000 to the last one.
     CHECK(trial.worst <= (step == 1 ? 2 * timing_wheel::detail::min_share : step == 61 ? 700U : 6'000U));
     REQUIRE(trial.fired_in_heap_order());
   }

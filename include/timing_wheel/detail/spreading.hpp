@@ -35,7 +35,7 @@ inline constexpr std::uint32_t spread_burst = 2;
 // A share smaller than this waits, and moves this many an advance in the last advances before its span instead of
 // one in each: the advances in between stay O(1) (sparse timers: W5). 32, not 8: each advance that moves a share
 // pays for its planning once, and 32 timers share that better (W1 tick by tick: 8% fewer instructions a timer),
-// while 32 moves still take well under a microsecond.
+// while W2's poll percentiles stay where they were at 8.
 inline constexpr std::uint32_t min_share = 32;
 // How many occupied but uncrowded slots the wheel looks past for a crowded source before it plans to look again.
 inline constexpr std::size_t sparse_slots_passed = 8;
