@@ -10,6 +10,7 @@
 #include <timing_wheel/detail/config.hpp>
 #include <timing_wheel/timer_queue.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
@@ -201,7 +202,7 @@ class remote_loop {
       ++m_stats.requests;
       const remote_handle handle = request.handle;
       if (request.kind == request_kind::schedule) {
-        if (handle.index >= m_records.size()) m_records.resize(std::size_t{handle.index} + 1);
+        if (handle.index >= m_records.size()) grow_records(handle.index);
         m_records[handle.index] = {handle.generation,
                                    insert(request.when, remote_entry<T>{std::move(*request.value), handle.index})};
         continue;
@@ -219,6 +220,11 @@ class remote_loop {
         static_cast<void>(target.reschedule(held.timer, request.when));
       }
     }
+  }
+  // Records are handed out in order from the producers' side: growing to fit each new one alone called the
+  // vector's resize once a request (a sixth of the loop's instructions a request in a throughput run).
+  [[gnu::cold]] void grow_records(std::uint32_t index) {
+    m_records.resize(std::max(std::size_t{index} + 1, 2 * m_records.size()));
   }
   void done(std::uint32_t index) {
     m_records[index].generation = 0;
