@@ -103,10 +103,29 @@ TEST_CASE("two rings: inside the first ring one look, beyond it one cascade", "[
 TEST_CASE("two rings: a short timer crossing a 64-tick boundary is cascaded once",
           "[instrumentation][hierarchical_wheel]") {
   clock2 q(60);
-  q.insert(100, 1);  // 40 ticks ahead, but 100 and 60 differ above the first digit: level 1 until tick 64
-  REQUIRE(tick_by_tick(q, 100) == std::vector<int>{1});
+  q.insert(150, 1);  // 90 ticks ahead: level-1 slot 2, two spans after now()'s, until tick 128
+  REQUIRE(tick_by_tick(q, 150) == std::vector<int>{1});
   CHECK(q.instrumentation().cascades == 1);
   CHECK(q.instrumentation().inspections == 2);
+}
+
+TEST_CASE("two rings: a timer for the next span, whose list is empty, goes straight to where it fires from",
+          "[instrumentation][hierarchical_wheel]") {
+  clock2 q(60);
+  q.insert(100, 1);  // 40 ticks ahead, in the span after now()'s: level 0's spread ring, not level 1
+  q.insert(100, 2);
+  q.insert(70, 3);
+  REQUIRE(tick_by_tick(q, 100) == (std::vector<int>{3, 1, 2}));
+  CHECK(q.instrumentation().cascades == 0);
+  CHECK(q.instrumentation().inspections == 3);
+  // Once that list holds a timer, the next ones join it there (and move down with it): nothing overtakes it.
+  clock2 r(0);
+  r.insert(150, 1);  // level-1 slot 2, before its span is the next one
+  REQUIRE(tick_by_tick(r, 70).empty());
+  r.insert(150, 2);
+  r.insert(151, 3);
+  REQUIRE(tick_by_tick(r, 151) == (std::vector<int>{1, 2, 3}));
+  CHECK(r.instrumentation().cascades == 3);
 }
 
 TEST_CASE("two rings: a jump over many ticks does no more work than ticking", "[instrumentation][hierarchical_wheel]") {
@@ -130,13 +149,19 @@ TEST_CASE("two rings: a jump over many ticks does no more work than ticking", "[
 TEST_CASE("a lone timer far ahead fires without a cascade when a jump reaches it",
           "[instrumentation][hierarchical_wheel]") {
   timing_wheel::hierarchical_wheel<int, 6, 6, precision::exact, counting_instrumentation> q;
-  q.insert(tick{1} << 30, 1);  // level 5
-  q.insert(5'000, 2);          // level 2, alone in its slot
+  q.insert(tick{3} << 30, 1);  // level 5
+  q.insert(9'000, 2);          // level 2, alone in its slot
   std::vector<int> fired;
-  q.advance(tick{1} << 31, [&](tick, int&& v) { fired.push_back(v); });
+  q.advance(tick{1} << 32, [&](tick, int&& v) { fired.push_back(v); });
   REQUIRE(fired == std::vector<int>{2, 1});
   CHECK(q.instrumentation().cascades == 0);
   CHECK(q.instrumentation().inspections == 2);
+  // In the next span of level 5 it goes straight to level 4's spread ring; there, in slot 0, it moves once, as
+  // the ring swaps in (slot 0 is where now() is then), and fires from level 3 without another move.
+  timing_wheel::hierarchical_wheel<int, 6, 6, precision::exact, counting_instrumentation> next;
+  next.insert(tick{1} << 30, 1);
+  REQUIRE(next.advance(tick{1} << 31, [](tick, int&&) {}) == 1);
+  CHECK(next.instrumentation().cascades == 1);
   // Ticking up to it instead: one cascade per level on the way down.
   clock2 ticked;
   ticked.insert(200, 1);

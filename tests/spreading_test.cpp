@@ -56,15 +56,40 @@ struct cascade_trial {
 
 TEST_CASE("spreading: a level-1 span moves down over the span before it, a bounded share per tick",
           "[hierarchical_wheel][cascade]") {
-  cascade_trial<2> trial(64);
-  for (int i = 0; i < 6400; ++i) trial.insert(128 + static_cast<tick>(i) * 7 % 64, i);  // level-1 slot 2
+  cascade_trial<2> trial(0);
+  trial.insert(130, -1);  // level-1 slot 2, while its span is not yet the next one
+  while (trial.wheel.now() < 64) trial.advance(1);
+  for (int i = 0; i < 6400; ++i) trial.insert(128 + static_cast<tick>(i) * 7 % 64, i);  // join it there
   while (trial.wheel.now() < 200) {
     trial.advance(1);
     REQUIRE(trial.wheel.check_invariants());
   }
-  CHECK(trial.worst <= (6400 + 62) / 63);  // ceil(6400 / 63 ticks left after the first advance): no burst at 128
-  CHECK(trial.wheel.instrumentation().cascades == 6400);
+  CHECK(trial.worst <= (6401 + 62) / 63);  // ceil(6401 / 63 ticks left after the first advance): no burst at 128
+  CHECK(trial.wheel.instrumentation().cascades == 6401);
   REQUIRE(trial.fired_in_heap_order());
+}
+
+TEST_CASE("spreading: timers for the next span whose list is empty go straight to its spread ring, in order",
+          "[hierarchical_wheel][cascade]") {
+  cascade_trial<2> trial(64);
+  // Level-1 slot 2 is the next span's list and holds nothing: nothing there ever needs moving. Equal due times
+  // (7 apart mod 64) keep their order in the ring.
+  for (int i = 0; i < 6400; ++i) trial.insert(128 + static_cast<tick>(i) * 7 % 64, i);
+  while (trial.wheel.now() < 200) {
+    trial.advance(1);
+    REQUIRE(trial.wheel.check_invariants());
+  }
+  CHECK(trial.wheel.instrumentation().cascades == 0);
+  REQUIRE(trial.fired_in_heap_order());
+  // Three levels: a level-2 span's timers go to level 1's spread ring, then down once more from there.
+  cascade_trial<3> deeper(4096 + 4000);
+  for (int i = 0; i < 6400; ++i) deeper.insert(8192 + static_cast<tick>(i) * 7919 % 4096, i);
+  while (deeper.wheel.now() < 12'400) {
+    deeper.advance(1);
+    REQUIRE(deeper.wheel.check_invariants());
+  }
+  CHECK(deeper.wheel.instrumentation().cascades <= 6400);  // once each at most, instead of twice
+  REQUIRE(deeper.fired_in_heap_order());
 }
 
 TEST_CASE("spreading: idle ticks skip none of it: the share starts moving when the span before begins",
