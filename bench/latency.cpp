@@ -11,6 +11,7 @@
 //
 // Prints one JSON object per line: structure, ops_per_tick, op, samples, mean, p50, p90, p99, p99.9, p99.99 (ns).
 #include "structures.hpp"
+#include "trading_mix.hpp"
 
 #include <x86intrin.h>
 #include <algorithm>
@@ -64,62 +65,36 @@ template <class Q>
 samples run(const tsc& clock, std::size_t polls, std::size_t ops_per_tick, std::uint64_t seed) {
   using handle = bench::handle_of<Q>;
   auto q = std::make_unique<Q>();
-  std::vector<handle> handles;
-  std::vector<std::uint32_t> live;      // ids of pending timers
-  std::vector<std::uint32_t> position;  // of each id in `live`
-  std::vector<std::uint32_t> free_ids;
+  bench::trading_mix<handle> mix(seed);
   samples out;
   out.insert.reserve(polls * ops_per_tick);
   out.cancel.reserve(polls * ops_per_tick / 10);
   out.poll.reserve(polls);
-  const auto forget = [&](std::uint32_t id) {
-    const std::uint32_t last = live.back();
-    live[position[id]] = last;
-    position[last] = position[id];
-    live.pop_back();
-    free_ids.push_back(id);
-  };
-  const auto on_expire = [&](tick, payload&& id) { forget(static_cast<std::uint32_t>(id)); };
-  std::uint64_t random = seed;
+  const auto on_expire = [&](tick, payload&& id) { mix.fired(static_cast<std::uint32_t>(id)); };
   const std::size_t warmup = 1000;
   for (std::size_t tick_count = 0; tick_count < warmup + polls; ++tick_count) {
     const bool measured = tick_count >= warmup;
-    for (std::size_t op = 0; op < ops_per_tick; ++op) {
-      const std::uint64_t r = bench::mix(++random);
-      const std::uint64_t kind = r % 100;
-      if (kind < 80) {
-        std::uint32_t id;
-        if (free_ids.empty()) {
-          id = static_cast<std::uint32_t>(handles.size());
-          handles.emplace_back();
-          position.push_back(0);
-        } else {
-          id = free_ids.back();
-          free_ids.pop_back();
-        }
-        const tick deadline = q->now() + 10 + (r >> 8) % 991;
-        const std::uint64_t t0 = tsc::now();
-        handles[id] = q->insert(deadline, id);
-        const std::uint64_t t1 = tsc::now();
-        if (measured) out.insert.push_back(clock.ns(t1 - t0));
-        position[id] = static_cast<std::uint32_t>(live.size());
-        live.push_back(id);
-      } else if (kind < 85 && !live.empty()) {
-        const std::uint32_t id = live[(r >> 8) % live.size()];
-        const std::uint64_t t0 = tsc::now();
-        q->cancel(handles[id]);
-        const std::uint64_t t1 = tsc::now();
-        if (measured) out.cancel.push_back(clock.ns(t1 - t0));
-        forget(id);
-      }
-    }
+    const auto insert = [&](tick deadline, std::uint32_t id) {
+      const std::uint64_t t0 = tsc::now();
+      const handle h = q->insert(deadline, id);
+      const std::uint64_t t1 = tsc::now();
+      if (measured) out.insert.push_back(clock.ns(t1 - t0));
+      return h;
+    };
+    const auto cancel = [&](handle h) {
+      const std::uint64_t t0 = tsc::now();
+      q->cancel(h);
+      const std::uint64_t t1 = tsc::now();
+      if (measured) out.cancel.push_back(clock.ns(t1 - t0));
+    };
+    for (std::size_t op = 0; op < ops_per_tick; ++op) mix.op(q->now(), insert, cancel);
     const std::uint64_t t0 = tsc::now();
     q->advance(q->now() + 1, on_expire);
     const std::uint64_t t1 = tsc::now();
     if (measured) out.poll.push_back(clock.ns(t1 - t0));
   }
-  if (q->size() != live.size()) {
-    std::fprintf(stderr, "latency: %zu pending but %zu expected: timers were lost\n", q->size(), live.size());
+  if (q->size() != mix.live()) {
+    std::fprintf(stderr, "latency: %zu pending but %zu expected: timers were lost\n", q->size(), mix.live());
     std::exit(1);
   }
   return out;

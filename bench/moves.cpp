@@ -8,6 +8,7 @@
 // Prints "moves per poll: mean M p50 P p99 Q p99.9 R max X", then the W worst polls (tick, tick mod 65,536, moved).
 // Exits 1 if a timer is lost or an invariant breaks (checked every 997 ticks).
 #include "structures.hpp"
+#include "trading_mix.hpp"
 
 #include <timing_wheel/hierarchical_wheel.hpp>
 #include <timing_wheel/instrumentation.hpp>
@@ -50,54 +51,24 @@ int main(int argc, char** argv) {
     }
   }
   counted_wheel q;
-  std::vector<timing_wheel::timer_handle> handles;
-  std::vector<std::uint32_t> live;      // ids of pending timers
-  std::vector<std::uint32_t> position;  // of each id in `live`
-  std::vector<std::uint32_t> free_ids;
-  const auto forget = [&](std::uint32_t id) {
-    const std::uint32_t last = live.back();
-    live[position[id]] = last;
-    position[last] = position[id];
-    live.pop_back();
-    free_ids.push_back(id);
-  };
+  bench::trading_mix<timing_wheel::timer_handle> mix(12345);  // latency.cpp's seed: the same operations
+  const auto insert = [&](tick deadline, std::uint32_t id) { return q.insert(deadline, id); };
+  const auto cancel = [&](timing_wheel::timer_handle h) { static_cast<void>(q.cancel(h)); };
   std::vector<poll_moves> moves;
   moves.reserve(polls);
-  std::uint64_t random = 12345;  // latency.cpp's seed: the same operations
   const std::size_t warmup = 1000;
   for (std::size_t tick_count = 0; tick_count < warmup + polls; ++tick_count) {
-    for (std::size_t op = 0; op < ops_per_tick; ++op) {
-      const std::uint64_t r = bench::mix(++random);
-      const std::uint64_t kind = r % 100;
-      if (kind < 80) {
-        std::uint32_t id = 0;
-        if (free_ids.empty()) {
-          id = static_cast<std::uint32_t>(handles.size());
-          handles.emplace_back();
-          position.push_back(0);
-        } else {
-          id = free_ids.back();
-          free_ids.pop_back();
-        }
-        handles[id] = q.insert(q.now() + 10 + (r >> 8) % 991, id);
-        position[id] = static_cast<std::uint32_t>(live.size());
-        live.push_back(id);
-      } else if (kind < 85 && !live.empty()) {
-        const std::uint32_t id = live[(r >> 8) % live.size()];
-        static_cast<void>(q.cancel(handles[id]));
-        forget(id);
-      }
-    }
+    for (std::size_t op = 0; op < ops_per_tick; ++op) mix.op(q.now(), insert, cancel);
     const std::uint64_t before = q.instrumentation().cascades;
-    q.advance(q.now() + 1, [&](tick, std::uint32_t&& id) { forget(id); });
+    q.advance(q.now() + 1, [&](tick, std::uint32_t&& id) { mix.fired(id); });
     if (tick_count >= warmup) moves.push_back({q.now(), q.instrumentation().cascades - before});
     if (tick_count % 997 == 0 && !q.check_invariants()) {
       std::fprintf(stderr, "moves: an invariant broke at tick %" PRIu64 "\n", q.now());
       return 1;
     }
   }
-  if (q.size() != live.size()) {
-    std::fprintf(stderr, "moves: %zu pending but %zu expected: timers were lost\n", q.size(), live.size());
+  if (q.size() != mix.live()) {
+    std::fprintf(stderr, "moves: %zu pending but %zu expected: timers were lost\n", q.size(), mix.live());
     return 1;
   }
   std::vector<poll_moves> sorted = moves;

@@ -1,0 +1,65 @@
+// W2's operations, shared by bench/latency.cpp (which times them) and bench/moves.cpp (which counts what a poll
+// moves): each op is an insert (80%) due 10..1000 ticks ahead, a cancel of a random live timer (5%) or nothing
+// (15%), from a seeded sequence, so both replay the same operations.
+#pragma once
+
+#include "structures.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace bench {
+
+template <class Handle>
+class trading_mix {
+ public:
+  explicit trading_mix(std::uint64_t seed) : m_random(seed) {}
+
+  // One op on a queue whose now() is `now`: insert(deadline, id) inserts and returns the handle; cancel(handle)
+  // cancels (each a callable, so the caller may time the queue's call alone).
+  template <class Insert, class Cancel>
+  void op(tick now, Insert&& insert, Cancel&& cancel) {
+    const std::uint64_t r = mix(++m_random);
+    const std::uint64_t kind = r % 100;
+    if (kind < 80) {
+      std::uint32_t id = 0;
+      if (m_free_ids.empty()) {
+        id = static_cast<std::uint32_t>(m_handles.size());
+        m_handles.emplace_back();
+        m_position.push_back(0);
+      } else {
+        id = m_free_ids.back();
+        m_free_ids.pop_back();
+      }
+      m_handles[id] = insert(now + 10 + (r >> 8) % 991, id);
+      m_position[id] = static_cast<std::uint32_t>(m_live.size());
+      m_live.push_back(id);
+    } else if (kind < 85 && !m_live.empty()) {
+      const std::uint32_t id = m_live[(r >> 8) % m_live.size()];
+      cancel(m_handles[id]);
+      forget(id);
+    }
+  }
+
+  // A timer fired: its id is free again.
+  void fired(std::uint32_t id) { forget(id); }
+  // Timers the queue should hold.
+  [[nodiscard]] std::size_t live() const { return m_live.size(); }
+
+ private:
+  void forget(std::uint32_t id) {
+    const std::uint32_t last = m_live.back();
+    m_live[m_position[id]] = last;
+    m_position[last] = m_position[id];
+    m_live.pop_back();
+    m_free_ids.push_back(id);
+  }
+
+  std::uint64_t m_random;
+  std::vector<Handle> m_handles;
+  std::vector<std::uint32_t> m_live;      // ids of pending timers
+  std::vector<std::uint32_t> m_position;  // of each id in m_live
+  std::vector<std::uint32_t> m_free_ids;
+};
+
+}  // namespace bench
