@@ -430,7 +430,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     const auto list = spread_base(below) + static_cast<std::uint32_t>((where.fire >> (Bits * below)) & slot_mask);
     append(index, node, placement{list, static_cast<std::uint16_t>(below), store::spread_ring, where.fire});
-    if (below > 0) source_grew(list, below);  // (slot 0 of a spread ring is the source of the level below it)
+    if (below > 0) source_grew(list, below);  // (slot 0 of a spread ring may be the next source of the level below)
     return true;
   }
 
