@@ -71,10 +71,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "moves: %zu pending but %zu expected: timers were lost\n", q.size(), mix.live());
     return 1;
   }
-  std::vector<poll_moves> sorted = moves;
-  std::sort(sorted.begin(), sorted.end(), [](const poll_moves& a, const poll_moves& b) { return a.moved < b.moved; });
   std::uint64_t total = 0;
   for (const poll_moves& m : moves) total += m.moved;
+  std::vector<poll_moves>& sorted = moves;  // by moves, from here on
+  std::sort(sorted.begin(), sorted.end(), [](const poll_moves& a, const poll_moves& b) { return a.moved < b.moved; });
   const auto at = [&](double quantile) {
     return sorted[static_cast<std::size_t>(quantile * static_cast<double>(sorted.size() - 1))].moved;
   };
