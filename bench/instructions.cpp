@@ -3,11 +3,13 @@
 //
 //   timing_wheel_instructions WORKLOAD STRUCTURE N
 //
-// WORKLOAD: w1-jump, w1-tick (N timers due in [1, 2^20), fired in one advance or tick by tick), w3 (N live 30 s
+// WORKLOAD: w1-jump, w1-tick (N timers due in [1, 2^20), fired in one advance or tick by tick), w2 (N ticks of W2's
+// trading mix, bench/trading_mix.hpp: 100 operations and a poll each, then the rest fired), w3 (N live 30 s
 // timeouts, 4N reschedules, a tick every 1000), w5 (N timers over 4096 * 2^20 ticks, 4096 advances of 2^20),
 // or none (the same inputs and reference run with no queue under test: the harness's own cost, to subtract). STRUCTURE:
 // a name from bench/structures.hpp. Prints "ops K checksum C"; exits 1 if the structure fired the wrong timers.
 #include "structures.hpp"
+#include "trading_mix.hpp"
 
 #include <cinttypes>
 #include <cstdio>
@@ -39,6 +41,7 @@ inputs make_inputs(std::string_view workload, std::size_t n) {
   inputs in{std::string(workload), n, {}, {}};
   const bool sparse = workload == "w5";
   const tick range = sparse ? tick{4096} << 20 : tick{1} << 20;
+  if (workload == "w2") return in;  // its operations come from the seeded mix as it runs
   if (workload != "w3") {
     in.deadlines.resize(n);
     for (std::size_t i = 0; i < n; ++i) in.deadlines[i] = 1 + mix(i) % (range - 1);
@@ -67,6 +70,21 @@ totals run(const inputs& in) {
     for (std::size_t i = 0; i < in.n; ++i) q.insert(in.deadlines[i], i);
     for (tick t = 1; t <= 4096; ++t) q.advance(t << 20, on_expire);
     out.ops = 4096;
+  } else if (in.workload == "w2") {
+    using handle = bench::handle_of<Q>;
+    bench::trading_mix<handle> ops(bench::trading_seed);
+    const auto insert = [&q](tick deadline, std::uint32_t id) { return q.insert(deadline, id); };
+    const auto cancel = [&q](handle h) { static_cast<void>(q.cancel(h)); };
+    const auto fire = [&](tick deadline, payload&& id) {
+      out.fired.add(deadline, id);
+      ops.fired(static_cast<std::uint32_t>(id));
+    };
+    for (std::size_t t = 0; t < in.n; ++t) {
+      for (std::size_t i = 0; i < bench::trading_ops_per_tick; ++i) ops.op(q.now(), insert, cancel);
+      q.advance(q.now() + 1, fire);
+    }
+    q.advance(q.now() + bench::trading_horizon, fire);
+    out.ops = in.n;
   } else if (in.workload == "w3") {
     constexpr tick timeout = 30'000;
     std::vector<bench::handle_of<Q>> handles(in.n);
@@ -88,6 +106,16 @@ totals run(const inputs& in) {
 // The harness alone: what every run spends outside the queue (reading the inputs, the checksum of as many timers).
 totals run_none(const inputs& in) {
   totals out;
+  if (in.workload == "w2") {  // the mix's own work: its operations, on no queue
+    bench::trading_mix<std::uint32_t> ops(bench::trading_seed);
+    const auto insert = [](tick, std::uint32_t id) { return id; };
+    const auto cancel = [](std::uint32_t) {};
+    for (std::size_t t = 0; t < in.n; ++t) {
+      for (std::size_t i = 0; i < bench::trading_ops_per_tick; ++i) ops.op(t, insert, cancel);
+    }
+    out.ops = in.n;
+    return out;
+  }
   const std::size_t timers = in.workload == "w3" ? in.victims.size() / 1000 + in.n : in.n;
   for (std::size_t i = 0; i < timers; ++i) out.fired.add(in.deadlines.empty() ? i : in.deadlines[i], i);
   for (const std::uint32_t victim : in.victims) out.ops += victim != UINT32_MAX ? 1 : 0;
@@ -98,13 +126,14 @@ totals run_none(const inputs& in) {
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fputs("usage: timing_wheel_instructions w1-jump|w1-tick|w3|w5 STRUCTURE|none N\n", stderr);
+    std::fputs("usage: timing_wheel_instructions w1-jump|w1-tick|w2|w3|w5 STRUCTURE|none N\n", stderr);
     return 2;
   }
   const std::string_view workload = argv[1];
   const std::string_view wanted = argv[2];
   const std::size_t n = std::strtoull(argv[3], nullptr, 10);
-  if (n == 0 || (workload != "w1-jump" && workload != "w1-tick" && workload != "w3" && workload != "w5")) {
+  if (n == 0 ||
+      (workload != "w1-jump" && workload != "w1-tick" && workload != "w2" && workload != "w3" && workload != "w5")) {
     std::fputs("timing_wheel_instructions: unknown workload or N = 0\n", stderr);
     return 2;
   }

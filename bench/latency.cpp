@@ -145,7 +145,7 @@ void measure(const tsc& clock, std::size_t polls, std::size_t ops_per_tick, std:
   std::vector<summary> inserts, cancels, polls_summary;
   samples floor;
   for (std::size_t r = 0; r < runs; ++r) {
-    samples s = run<typename S::type>(clock, polls, ops_per_tick, 12345);
+    samples s = run<typename S::type>(clock, polls, ops_per_tick, bench::trading_seed);
     keep_floor(floor.insert, s.insert);
     keep_floor(floor.cancel, s.cancel);
     keep_floor(floor.poll, s.poll);
@@ -177,7 +177,7 @@ void measure(const tsc& clock, std::size_t polls, std::size_t ops_per_tick, std:
 
 int main(int argc, char** argv) {
   std::size_t polls = 100'000;
-  std::size_t ops_per_tick = 100;
+  std::size_t ops_per_tick = bench::trading_ops_per_tick;
   std::size_t runs = 3;
   std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {

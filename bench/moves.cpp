@@ -34,7 +34,7 @@ struct poll_moves {
 
 int main(int argc, char** argv) {
   std::size_t polls = 100'000;
-  std::size_t ops_per_tick = 100;
+  std::size_t ops_per_tick = bench::trading_ops_per_tick;
   std::size_t worst = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string arg = argv[i];
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     }
   }
   counted_wheel q;
-  bench::trading_mix<timing_wheel::timer_handle> mix(12345);  // latency.cpp's seed: the same operations
+  bench::trading_mix<timing_wheel::timer_handle> mix(bench::trading_seed);  // latency.cpp's: the same operations
   const auto insert = [&](tick deadline, std::uint32_t id) { return q.insert(deadline, id); };
   const auto cancel = [&](timing_wheel::timer_handle h) { static_cast<void>(q.cancel(h)); };
   std::vector<poll_moves> moves;

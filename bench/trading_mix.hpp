@@ -1,14 +1,20 @@
-// W2's operations, shared by bench/latency.cpp (which times them) and bench/moves.cpp (which counts what a poll
-// moves): each op is an insert (80%) due 10..1000 ticks ahead, a cancel of a random live timer (5%) or nothing
-// (15%), from a seeded sequence, so both replay the same operations.
+// W2's operations, shared by bench/latency.cpp (which times them), bench/moves.cpp (which counts what a poll
+// moves) and bench/instructions.cpp (which counts a tick's instructions): each op is an insert (80%) due 10..1000 ticks
+// ahead, a cancel of a random live timer (5%) or nothing (15%), from a seeded sequence, so all of them replay the same
+// operations.
 #pragma once
 
 #include "structures.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace bench {
+
+inline constexpr std::uint64_t trading_seed = 12345;      // every W2 program replays the same operations
+inline constexpr std::size_t trading_ops_per_tick = 100;  // W2's lighter load (latency.cpp also runs 250)
+inline constexpr tick trading_horizon = 1000;             // the furthest an insert is due ahead of now()
 
 template <class Handle>
 class trading_mix {
@@ -16,9 +22,10 @@ class trading_mix {
   explicit trading_mix(std::uint64_t seed) : m_random(seed) {}
 
   // One op on a queue whose now() is `now`: insert(deadline, id) inserts and returns the handle; cancel(handle)
-  // cancels (each a callable, so the caller may time the queue's call alone).
+  // cancels (each a callable, so the caller may time the queue's call alone). Out of line, so that the mix compiles
+  // alike whatever queue it drives, and bench/instructions can subtract it.
   template <class Insert, class Cancel>
-  void op(tick now, Insert&& insert, Cancel&& cancel) {
+  [[gnu::noinline]] void op(tick now, Insert&& insert, Cancel&& cancel) {
     const std::uint64_t r = mix(++m_random);
     const std::uint64_t kind = r % 100;
     if (kind < 80) {
@@ -31,7 +38,7 @@ class trading_mix {
         id = m_free_ids.back();
         m_free_ids.pop_back();
       }
-      m_handles[id] = insert(now + 10 + (r >> 8) % 991, id);
+      m_handles[id] = insert(now + 10 + (r >> 8) % (trading_horizon - 9), id);
       m_position[id] = static_cast<std::uint32_t>(m_live.size());
       m_live.push_back(id);
     } else if (kind < 85 && !m_live.empty()) {

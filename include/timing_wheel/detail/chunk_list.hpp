@@ -205,31 +205,46 @@ class chunk_pool {
     constexpr std::uint32_t batch_size = 16;
     // Read only where filled (the entries taken): zeroing it would cost four stores a call.
     std::array<std::uint32_t, batch_size> batch;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    const std::uint32_t last = chunk_of(list.back - 1);
+    const std::uint32_t last_end = offset_of(list.back - 1) + 1;
+    std::uint32_t chunk = chunk_of(list.front);
+    std::uint32_t at = offset_of(list.front);
     while (count > 0) {
       std::uint32_t taken = 0;
-      std::uint32_t position = list.front;
       const std::uint32_t wanted = std::min(count, batch_size);
+      bool emptied = false;
+      // A chunk at a time: the chunk lookup and the end test run once a chunk, not once an entry.
       while (taken < wanted) {
-        const std::uint32_t value = entry(position);
-        ++position;
-        if (position == list.back) {
-          free_chunk(chunk_of(position - 1));
-          position = list.back = nil;
-        } else if (offset_of(position) == entries_per_chunk) {
-          const std::uint32_t chunk = chunk_of(position - 1);
-          position = (*this)[chunk].next << offset_bits;
-          free_chunk(chunk);  // f may reuse it: its entries have been read
+        const entry_chunk& holder = m_chunks[chunk];
+        if (chunk != last) detail::prefetch(&m_chunks[holder.next]);  // else chained chunks miss one after another
+        const std::uint32_t end = chunk == last ? last_end : entries_per_chunk;
+        for (; at < end && taken < wanted; ++at) {
+          const std::uint32_t value = holder.entries[at];
+          if (value == dead_entry) {
+            --list.dead;
+            continue;
+          }
+          prefetch(value);
+          batch[taken++] = value;
         }
-        if (value == dead_entry) {
-          --list.dead;
-          continue;
+        if (at < end) break;
+        if (chunk == last) {
+          free_chunk(chunk);
+          emptied = true;
+          break;
         }
-        prefetch(value);
-        batch[taken++] = value;
+        const std::uint32_t next = holder.next;
+        free_chunk(chunk);  // f may reuse it: its entries have been read
+        chunk = next;
+        at = 0;
       }
-      list.front = position;
       list.live -= taken;
       count -= taken;
+      if (emptied) {
+        list.front = list.back = nil;
+      } else {
+        list.front = (chunk << offset_bits) | at;
+      }
       for (std::uint32_t i = 0; i < taken; ++i) f(batch[i]);
     }
   }
