@@ -4,6 +4,7 @@
 #include <timing_wheel/detail/bitmap.hpp>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 using namespace timing_wheel_test;
@@ -59,6 +60,24 @@ void check_against_model(std::uint64_t seed) {
     REQUIRE(bits.find_next(from) == model.find_next(from));
     const std::size_t around = r.below(Size);
     REQUIRE(bits.find_next_wrapping(around) == model.find_next_wrapping(around));
+    if (r.below(64) == 0) {  // a swap with a ring of its own history: both answer as each other's model did
+      bitmap<Size> other;
+      flags_model other_model{std::vector<bool>(Size)};
+      for (int k = 0; k < 16; ++k) {
+        const std::size_t j = r.below(Size);
+        other.set(j);
+        other_model.set[j] = true;
+      }
+      bits.swap(other);
+      std::swap(model, other_model);
+      for (std::size_t k = 0; k < Size; ++k) {
+        REQUIRE(bits.test(k) == model.set[k]);
+        REQUIRE(other.test(k) == other_model.set[k]);
+      }
+      REQUIRE(bits.find_first() == model.find_next(0));
+      REQUIRE(other.find_first() == other_model.find_next(0));
+      REQUIRE(other.any() == other_model.any());
+    }
   }
   bits.clear();
   CHECK(!bits.any());
@@ -74,6 +93,7 @@ TEST_CASE("bitmap: every query matches a model, at sizes of one word and many", 
   check_against_model<64>(seed);
   check_against_model<65>(seed);
   check_against_model<256>(seed);
+  check_against_model<512>(seed);  // the smallest ring with a summary word
   check_against_model<1000>(seed);
   check_against_model<4096>(seed);
   check_against_model<4097>(seed);

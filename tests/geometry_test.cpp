@@ -5,11 +5,16 @@
 
 #include <timing_wheel/detail/bitmap.hpp>
 #include <timing_wheel/detail/wheel_geometry.hpp>
+#include <timing_wheel/hierarchical_wheel.hpp>
+#include <timing_wheel/instrumentation.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <tuple>
+#include <vector>
 
 using namespace timing_wheel_test;
 using timing_wheel::tick;
@@ -31,10 +36,11 @@ template <std::size_t Bits>
   return shift >= 64 ? 0 : t >> shift;
 }
 
-using exact_shapes = std::tuple<exact_geometry<8, 8>, exact_geometry<6, 6>, exact_geometry<2, 3>, exact_geometry<16, 4>,
-                                exact_geometry<1, 8>>;
+using exact_shapes =
+    std::tuple<exact_geometry<8, 8>, exact_geometry<6, 6>, exact_geometry<2, 3>, exact_geometry<16, 4>,
+               exact_geometry<1, 8>, exact_geometry<11, 6>, exact_geometry<6, 12>, exact_geometry<3, 11>>;
 using coarse_shapes = std::tuple<coarse_geometry<8, 8>, coarse_geometry<6, 6>, coarse_geometry<4, 3>,
-                                 coarse_geometry<3, 2>, coarse_geometry<12, 4>>;
+                                 coarse_geometry<3, 2>, coarse_geometry<12, 4>, coarse_geometry<4, 12>>;
 
 // The occupancy bitmaps of every level of geometry G, and which levels hold a timer.
 template <class G>
@@ -93,9 +99,11 @@ TEMPLATE_LIST_TEST_CASE("geometry, exact: the next event is the lowest occupied 
     // Slots a timer may occupy: level 0 at or after now()'s digit, higher levels after it (the wheel's invariant).
     for (std::size_t level = 0; level < g::active_levels; ++level) {
       if (r.below(3) != 0) continue;
+      // (A top level reaching past bit 63 has fewer digits than slots: 16 at Bits 12, whose sixth level starts at 60.)
       const tick from = digit<g::bits>(now, level) + (level == 0 ? 0 : 1);
-      if (from >= g::slots) continue;
-      occupied.set(level, from + r.below(g::slots - from));
+      const tick last = digit<g::bits>(UINT64_MAX, level);
+      if (from > last) continue;
+      occupied.set(level, from + r.below(last - from + 1));
     }
     const auto event = occupied.earliest(now);
     if (occupied.used == 0) {
@@ -194,4 +202,34 @@ TEST_CASE("geometry: the shapes' constants, worked by hand", "[geometry]") {
   STATIC_REQUIRE(coarse_geometry<6, 6>::locate(170, 100).level == 1);
   STATIC_REQUIRE(coarse_geometry<6, 6>::locate(170, 100).fire == 176);  // rounded up to level 1's granule, 8
   STATIC_REQUIRE(exact_geometry<6, 6>::locate(64, 63).level == 1);      // one tick, but a digit above
+  // Wide levels: 4,096 slots, six levels reach bit 63 (the top one holds its last four bits).
+  static_assert(exact_geometry<6, 12>::slots == 4096 && exact_geometry<6, 12>::horizon == UINT64_MAX);
+  static_assert(exact_geometry<8, 12>::active_levels == 6 && exact_geometry<3, 11>::horizon == tick{1} << 33);
+  STATIC_REQUIRE(exact_geometry<6, 12>::locate(4095, 0).level == 0);
+  STATIC_REQUIRE(exact_geometry<6, 12>::locate(4096, 4095).level == 1);
+  STATIC_REQUIRE(exact_geometry<6, 12>::locate(UINT64_MAX, 0).level == 5);
+  STATIC_REQUIRE(exact_geometry<6, 12>::locate(UINT64_MAX, 0).slot == 15);
+  STATIC_REQUIRE(coarse_geometry<4, 12>::level_shift == 9 && coarse_geometry<4, 12>::max_lateness(4094) == 0);
+  STATIC_REQUIRE(coarse_geometry<4, 12>::max_lateness(4096) == 511);
+}
+
+TEST_CASE("wide levels: a timer due within the level-0 ring never moves, a later one moves once", "[geometry]") {
+  using wide = timing_wheel::hierarchical_wheel<int, 6, 12, timing_wheel::precision::exact,
+                                                timing_wheel::counting_instrumentation>;
+  auto q = std::make_unique<wide>(tick{5});                                    // a 0.7 MB object: not on the stack
+  for (int i = 0; i < 4'000; ++i) q->insert(5 + 1 + static_cast<tick>(i), i);  // all within now()'s level-0 span
+  std::vector<tick> fired;
+  for (tick t = 6; t <= 4'100; ++t) q->advance(t, [&](tick deadline, int&&) { fired.push_back(deadline); });
+  CHECK(fired.size() == 4'000);
+  CHECK(std::is_sorted(fired.begin(), fired.end()));
+  CHECK(q->instrumentation().cascades == 0);
+  // Two level-0 spans on: they wait a level up and move down once (a lone timer there would fire straight from it).
+  q->insert(3 * 4'096 + 9, 1);
+  q->insert(3 * 4'096 + 7, 2);
+  REQUIRE(q->check_invariants());
+  q->advance(4 * 4'096, [&](tick deadline, int&&) { fired.push_back(deadline); });
+  CHECK(fired.size() == 4'002);
+  CHECK(fired.back() == 3 * 4'096 + 9);
+  CHECK(q->instrumentation().cascades == 2);
+  CHECK(q->check_invariants());
 }

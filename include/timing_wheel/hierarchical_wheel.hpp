@@ -81,7 +81,7 @@ template <class T, std::size_t Levels = 8, std::size_t Bits = 8, precision P = p
           class Instr = no_instrumentation>
 class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, Instr> {
   static_assert(Levels >= 1, "hierarchical_wheel needs at least one level");
-  static_assert(Bits >= 1 && Bits <= 8, "Bits must be 1 to 8: each level has 2^Bits slots");
+  static_assert(Bits >= 1 && Bits <= 12, "Bits must be 1 to 12: each level has 2^Bits slots");
   using base = detail::queue_base<T, detail::wheel_node<T>, Instr>;
   using node_type = detail::wheel_node<T>;
   // Everything exact and coarse mode differ in.
@@ -765,7 +765,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     ring_map& map = m_rings.map;
     std::swap(map.first[level], map.spread[level]);
     std::swap(map.role[map.first[level] / slots], map.role[map.spread[level] / slots]);
-    std::swap(m_rings.occupied[level], m_rings.spread[level]);
+    m_rings.occupied[level].swap(m_rings.spread[level]);
     m_rings.spread_used &= ~(tick{1} << level);
     if (m_rings.occupied[level].any()) m_rings.levels_used |= tick{1} << level;
     if (level > 0 && m_rings.occupied[level].test(0)) cascade(list_id(level, 0), level);

@@ -158,7 +158,8 @@ class random_run {
       }
       step();
       if (!m_error.empty()) return m_error;
-      if (m_step % 4 == 0 && !invariants_hold(m_queue)) return "internal invariants broken at step " + where();
+      if (m_step % check_interval<Q> == 0 && !invariants_hold(m_queue))
+        return "internal invariants broken at step " + where();
     }
     m_queue.drain([this](tick deadline, std::uint64_t&& id) { record('D', deadline, id, m_queue.now()); });
     record('E', m_queue.size(), m_queue.empty(), m_queue.now());
@@ -250,7 +251,8 @@ class random_run {
       if (pending != m_live.contains(id) && id != UINT64_MAX) fail("inside a callback: pending() is wrong");
     }
     record('p', id, pending, m_queue.expiry(h).value_or(0));
-    if ((r >> 40) % 8 == 0 && !invariants_hold(m_queue)) fail("inside a callback: internal invariants broken");
+    if ((r >> 40) % (2 * check_interval<Q>) == 0 && !invariants_hold(m_queue))
+      fail("inside a callback: internal invariants broken");
   }
 
   void react(std::uint64_t id) {

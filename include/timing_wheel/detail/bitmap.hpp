@@ -7,28 +7,63 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 TIMING_WHEEL_NAMESPACE_BEGIN
 namespace detail {
 
 // Occupancy of a ring of `Size` slots: one bit per slot, set while the slot holds a timer. Finding the next occupied
-// slot costs O(Size / 64) word tests at worst and never looks at an empty slot one by one.
+// slot never looks at an empty slot one by one: it tests words, at most Size / 64 of them in a ring under 512 slots,
+// and two in a ring of 512 to 4,096 (a summary word says which words hold a bit).
 template <std::size_t Size>
 class bitmap {
   static_assert(Size >= 1, "a ring needs at least one slot");
   static constexpr std::size_t word_count = (Size + 63) / 64;
+  // Rings of 8 to 64 words keep the summary: finding the next occupied slot is then two bit scans, and any() one
+  // load. Below that a scan mostly stops at the first word, cheaper than the summary's upkeep on every set and reset
+  // (measured at 256 slots: 4-7% more instructions on W1, 3% on the backtest).
+  static constexpr bool summarised = word_count >= 8 && word_count <= 64;
+  struct no_summary {};
 
  public:
   static constexpr std::size_t npos = Size;
 
-  void set(std::size_t i) noexcept { m_words[i / 64] |= bit(i); }
-  void reset(std::size_t i) noexcept { m_words[i / 64] &= ~bit(i); }
+  void set(std::size_t i) noexcept {
+    m_words[i / 64] |= bit(i);
+    if constexpr (summarised) m_summary |= bit(i / 64);
+  }
+  void reset(std::size_t i) noexcept {
+    m_words[i / 64] &= ~bit(i);
+    if constexpr (summarised) {
+      if (m_words[i / 64] == 0) m_summary &= ~bit(i / 64);
+    }
+  }
   [[nodiscard]] bool test(std::size_t i) const noexcept { return (m_words[i / 64] & bit(i)) != 0; }
-  void clear() noexcept { m_words = {}; }
+  void clear() noexcept {
+    m_words = {};
+    m_summary = {};
+  }
+
+  // Swaps two rings' bits; a summarised ring swaps only the words either holds a bit in (a wheel swaps rings as each
+  // span begins: a whole swap of two 4,096-slot bitmaps moves 1.5 KB, mostly zeros).
+  void swap(bitmap& other) noexcept {
+    if constexpr (summarised) {
+      for (std::uint64_t words = m_summary | other.m_summary; words != 0; words &= words - 1) {
+        const auto w = static_cast<std::size_t>(std::countr_zero(words));
+        std::swap(m_words[w], other.m_words[w]);
+      }
+      std::swap(m_summary, other.m_summary);
+    } else {
+      std::swap(m_words, other.m_words);
+    }
+  }
 
   [[nodiscard]] bool any() const noexcept {
     if constexpr (word_count == 1) {
       return m_words[0] != 0;
+    } else if constexpr (summarised) {
+      return m_summary != 0;
     } else {
       std::uint64_t any_bit = 0;
       for (std::uint64_t word : m_words) any_bit |= word;
@@ -41,9 +76,18 @@ class bitmap {
     if (from >= Size) return npos;
     std::size_t w = from / 64;
     std::uint64_t word = m_words[w] & (~std::uint64_t{0} << (from % 64));
-    while (word == 0) {
-      if (++w == word_count) return npos;
-      word = m_words[w];
+    if constexpr (summarised) {
+      if (word == 0) {
+        const std::uint64_t later = m_summary & ((~std::uint64_t{0} << w) << 1);
+        if (later == 0) return npos;
+        w = static_cast<std::size_t>(std::countr_zero(later));
+        word = m_words[w];
+      }
+    } else {
+      while (word == 0) {
+        if (++w == word_count) return npos;
+        word = m_words[w];
+      }
     }
     return w * 64 + static_cast<std::size_t>(std::countr_zero(word));
   }
@@ -62,6 +106,8 @@ class bitmap {
   static constexpr std::uint64_t bit(std::size_t i) noexcept { return std::uint64_t{1} << (i % 64); }
 
   std::array<std::uint64_t, word_count> m_words{};
+  // Bit w set while word w is non-zero.
+  [[no_unique_address]] std::conditional_t<summarised, std::uint64_t, no_summary> m_summary{};
 };
 
 }  // namespace detail
