@@ -41,7 +41,7 @@ const std::vector<trace_event>& model_trace(const run_config& config) {
 }  // namespace
 
 TEMPLATE_LIST_TEST_CASE("exact queues reproduce the model's trace over random operations", "[differential]",
-                        exact_queues<std::uint64_t>) {
+                        randomised_exact_queues<std::uint64_t>) {
   for (const run_config& config : configs()) {
     INFO("replay with TIMING_WHEEL_SEED=" << config.seed << " (start " << config.start << ")");
     random_run<TestType> run(config.start, config.seed, operations_per_run);
@@ -52,7 +52,7 @@ TEMPLATE_LIST_TEST_CASE("exact queues reproduce the model's trace over random op
 }
 
 TEMPLATE_LIST_TEST_CASE("coarse wheels fire every timer within its bounds over random operations", "[differential]",
-                        coarse_queues<std::uint64_t>) {
+                        randomised_coarse_queues<std::uint64_t>) {
   for (const run_config& config : configs()) {
     INFO("replay with TIMING_WHEEL_SEED=" << config.seed << " (start " << config.start << ")");
     random_run<TestType> run(config.start, config.seed, operations_per_run);

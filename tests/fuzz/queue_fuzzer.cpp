@@ -81,7 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   random_run<model_queue<std::uint64_t>, byte_source> model(start, byte_source(data, size), max_operations, size);
   if (const std::string error = model.run(); !error.empty()) report("model", error);
-  check_all_exact(static_cast<exact_queues<std::uint64_t>*>(nullptr), data, size, start, model.trace());
-  check_all_coarse(static_cast<coarse_queues<std::uint64_t>*>(nullptr), data, size, start);
+  check_all_exact(static_cast<randomised_exact_queues<std::uint64_t>*>(nullptr), data, size, start, model.trace());
+  check_all_coarse(static_cast<randomised_coarse_queues<std::uint64_t>*>(nullptr), data, size, start);
   return 0;
 }
