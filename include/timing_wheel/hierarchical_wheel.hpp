@@ -439,7 +439,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // earlier than the next event already known.
   // `node` is the node `index` names: the callers hold it already, and each lookup costs a few instructions.
   TIMING_WHEEL_HOT void append(std::uint32_t index, node_type& node, placement where) noexcept {
-    node.link = m_chunks.push_back(m_rings.lists[where.list], where.list, index);
+    node.link = m_chunks.push_back(
+        m_rings.lists[where.list], where.list, index,
+        [this](std::uint32_t moved, std::uint32_t position) { this->m_nodes[moved].link = position; });
     if (spreads && where.in == store::spread_ring) {
       m_rings.spread[where.level].set(where.list & slot_mask);
       m_rings.spread_used |= tick{1} << where.level;
@@ -463,9 +465,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     remove_entry(list, node.link);
   }
 
-  // Marks a timer's entry dead; an emptied list gives its chunks back, a crowded one is compacted.
+  // Marks a timer's entry dead; an emptied list gives its chunks back, a crowded one is compacted. (A lone entry
+  // just goes.)
   TIMING_WHEEL_HOT void remove_entry(std::uint32_t list, std::uint32_t position) noexcept {
-    m_chunks.kill(m_rings.lists[list], position);
+    detail::chunk_list& entries = m_rings.lists[list];
+    if (entries.lone()) {
+      entries = {};
+      slot_emptied(list, role_of(list));
+      return;
+    }
+    m_chunks.kill(entries, position);
     after_removal(list, role_of(list));
   }
 
@@ -699,26 +708,40 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   void cascade(std::uint32_t list, std::size_t level) noexcept {
     if (level >= 2) m_spread.forget_below(level - 1);
     slot_emptied(list, {static_cast<std::uint8_t>(level), false});
+    detail::chunk_list& entries = m_rings.lists[list];
+    if (entries.lone()) {
+      move_down(m_chunks.pop_front(entries));
+      this->m_instr.slot_processed(1);
+      return;
+    }
     std::size_t moved = 0;
     m_chunks.consume(
-        m_rings.lists[list], [this](std::uint32_t index) { prefetch_node(index); },
+        entries, [this](std::uint32_t index) { prefetch_node(index); },
         [&](std::uint32_t index) {
-          node_type& node = this->m_nodes[index];
-          append(index, node, locate(node.deadline));
-          this->m_instr.inspected();
-          this->m_instr.cascaded();
+          move_down(index);
           ++moved;
         });
     this->m_instr.slot_processed(moved);
+  }
+
+  // A cascading timer goes where its due time now selects, in a lower level.
+  TIMING_WHEEL_HOT void move_down(std::uint32_t index) noexcept {
+    node_type& node = this->m_nodes[index];
+    append(index, node, locate(node.deadline));
+    this->m_instr.inspected();
+    this->m_instr.cascaded();
   }
 
   // The list's only timer, if it has one and it is due by `to`; otherwise nil. (It takes the list, not its id: g++
   // -O3 folds this body across wheel shapes and then misreads an index into another shape's array as out of bounds.)
   [[nodiscard]] std::uint32_t lone_timer_due_by(const detail::chunk_list& entries, tick to) const noexcept {
     if (entries.live != 1) return detail::nil;
-    std::uint32_t at = entries.front;  // fewer than a chunk of dead entries may come first
-    while (m_chunks.entry(at) == detail::dead_entry) at = m_chunks.step(at, entries.back);
-    const std::uint32_t index = m_chunks.entry(at);
+    std::uint32_t index = entries.back;
+    if (!entries.lone()) {
+      std::uint32_t at = entries.front;  // fewer than a chunk of dead entries may come first
+      while (m_chunks.entry(at) == detail::dead_entry) at = m_chunks.step(at, entries.back);
+      index = m_chunks.entry(at);
+    }
     return this->m_nodes[index].deadline <= to ? index : detail::nil;
   }
 
@@ -902,7 +925,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   // A timer in the overflow store keeps its heap position in `link`, with the offset no list entry has.
   static constexpr std::uint32_t overflow_mark = detail::entries_per_chunk;
-  static constexpr std::size_t overflow_limit = detail::chunk_pool::max_chunks;
+  static constexpr std::size_t overflow_limit = (std::size_t{1} << (32 - detail::offset_bits)) - 1;  // (the last: nil)
   [[nodiscard]] static constexpr std::uint32_t overflow_link(std::size_t position) noexcept {
     return static_cast<std::uint32_t>(position << detail::offset_bits) | overflow_mark;
   }
@@ -970,6 +993,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const std::uint32_t spanned = m_chunks.chunks_of(entries, list);
       if (spanned == detail::nil || entries.empty() != (entries.live == 0) || entries.crowded()) return false;
       if (entries.empty()) return entries.dead == 0;
+      if (entries.lone()) {
+        const std::uint32_t index = entries.back;
+        if (entries.live != 1 || entries.dead != 0 || index >= this->m_nodes.used() || ++counted > this->size())
+          return false;
+        const auto& node = this->m_nodes[index];
+        return node.link == detail::inline_position(list) && this->m_nodes.is_live(node.generation) && check(node);
+      }
       chunks += spanned;
       std::uint32_t live = 0;
       std::uint32_t dead = 0;

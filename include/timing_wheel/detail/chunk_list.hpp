@@ -22,9 +22,18 @@ namespace detail {
 // outnumber its live ones is compacted, so memory stays bounded by the live entries. Which list a chunk belongs to
 // is kept apart, two bytes a chunk in a dense array, so a cancel learns it without waiting on the chunk's cache
 // line (the entry itself is only written).
+//
+// A list holding one entry and nothing else keeps it in its own header, with no chunk: most slots of a sparse wheel
+// hold a lone timer (the backtest, or 10^6 timers over 2^20 ticks), and a chunk for each cost an acquire and a
+// release of the free list and a cache line more to touch at every placement and firing. Such an entry's position
+// names the list instead of a chunk (inline_position()); a second entry moves it into a chunk.
 inline constexpr std::uint32_t entries_per_chunk = 15;
 inline constexpr unsigned offset_bits = 4;
 inline constexpr std::uint32_t dead_entry = nil;
+// chunk_list::front of a list whose one entry is inline (no position has it: chunk numbers stop short of it).
+inline constexpr std::uint32_t inline_front = nil - 1;
+// Chunk numbers from here up name lists (owner ids are 16 bits) in the positions of inline entries.
+inline constexpr std::uint32_t inline_chunks_from = (1U << (32 - offset_bits)) - 1 - (1U << 16);
 // A list may hold this many dead entries per live one before it is compacted. Compaction moves every live entry
 // and rewrites its node's position, so a higher ratio means fewer moves per cancel (1 / ratio) but more chunks:
 // at 3, a reschedule-heavy run did 6-7% fewer instructions and 12% fewer L1 misses than at 1, yet W3 (10^6
@@ -38,12 +47,14 @@ struct alignas(64) entry_chunk {
 static_assert(sizeof(entry_chunk) == 64);
 
 struct chunk_list {
-  std::uint32_t front = nil;  // position of the first entry (live or dead); nil when the list is empty
-  std::uint32_t back = nil;   // position one past the last entry; its offset is 1 to entries_per_chunk
+  std::uint32_t front = nil;  // position of the first entry (live or dead); nil when empty, inline_front when lone
+  std::uint32_t back = nil;   // position one past the last entry (offset 1 to entries_per_chunk); the lone entry
   std::uint32_t live = 0;
   std::uint32_t dead = 0;
 
   [[nodiscard]] bool empty() const noexcept { return front == nil; }
+  // One live entry, kept in `back`; no dead ones, no chunk.
+  [[nodiscard]] bool lone() const noexcept { return front == inline_front; }
   // A list holding more than dead_per_live dead entries per live one (and at least a chunk's worth) is due for
   // compaction: then every list holds at most max(dead_per_live * live, entries_per_chunk - 1) dead entries.
   [[nodiscard]] bool crowded() const noexcept { return dead > dead_per_live * live && dead >= entries_per_chunk; }
@@ -53,6 +64,10 @@ struct chunk_list {
 [[nodiscard]] constexpr std::uint32_t offset_of(std::uint32_t position) noexcept {
   return position & ((1U << offset_bits) - 1);
 }
+// The position of the lone entry of list `id`.
+[[nodiscard]] constexpr std::uint32_t inline_position(std::uint32_t id) noexcept {
+  return (inline_chunks_from + id) << offset_bits;
+}
 
 // The chunks of every list of one queue, in one array (and the list each chunk belongs to in a second, two bytes a
 // chunk), so a chunk lookup is one indexed load. The arrays are grown only by reserve(), which moves the chunks to
@@ -60,7 +75,7 @@ struct chunk_list {
 // cancelling and cascading never allocate (see chunks_needed()) and no chunk moves while a list is being walked.
 class chunk_pool {
  public:
-  static constexpr std::uint32_t max_chunks = (1U << (32 - offset_bits)) - 1;  // the last would make nil a position
+  static constexpr std::uint32_t max_chunks = inline_chunks_from;  // the numbers above name lists
 
   // Chunks enough for `timers` live entries spread over `lists` lists, each holding at most
   // max(dead_per_live * live, 14) dead entries, plus one chain being emptied by a cascade: a list of e entries spans
@@ -105,7 +120,11 @@ class chunk_pool {
   [[nodiscard]] std::uint32_t entry(std::uint32_t position) const noexcept {
     return m_chunks[chunk_of(position)].entries[offset_of(position)];
   }
-  [[nodiscard]] std::uint32_t owner(std::uint32_t position) const noexcept { return m_owners[chunk_of(position)]; }
+  // The list the entry at `position` belongs to.
+  [[nodiscard]] std::uint32_t owner(std::uint32_t position) const noexcept {
+    const std::uint32_t chunk = chunk_of(position);
+    return chunk >= inline_chunks_from ? chunk - inline_chunks_from : m_owners[chunk];
+  }
   // Chunks ever handed out (in lists or on the free list).
   [[nodiscard]] std::uint32_t used() const noexcept { return m_used; }
   // Chunks allocated.
@@ -146,10 +165,23 @@ class chunk_pool {
     m_free = nil;
   }
 
-  /// Appends `value` to `list` (whose id is `id`). Returns: its position. Requires: a free chunk if the last is full.
-  TIMING_WHEEL_HOT std::uint32_t push_back(chunk_list& list, std::uint32_t id, std::uint32_t value) noexcept {
-    if (list.front == nil) {
-      list.front = list.back = acquire(id) << offset_bits;
+  /// Appends `value` to `list` (whose id is `id`). If the list held a lone entry, it moves into a chunk first and
+  /// relocate(its value, its new position) is called. Returns: the position of `value`. Requires: a free chunk if
+  /// the last is full.
+  template <class Relocate>
+  TIMING_WHEEL_HOT std::uint32_t push_back(chunk_list& list, std::uint32_t id, std::uint32_t value,
+                                           Relocate&& relocate) noexcept {
+    if (list.front >= inline_front) [[unlikely]] {  // (nil or inline_front: a list without a chunk)
+      if (list.front == nil) {
+        list = {inline_front, value, 1, 0};
+        return inline_position(id);
+      }
+      const std::uint32_t first = acquire(id) << offset_bits;
+      const std::uint32_t lone = list.back;
+      entry(first) = lone;
+      list.front = first;
+      list.back = first + 1;
+      relocate(lone, first);
     } else if (offset_of(list.back) == entries_per_chunk) {
       const std::uint32_t chunk = acquire(id);
       (*this)[chunk_of(list.back)].next = chunk;
@@ -173,6 +205,7 @@ class chunk_pool {
   /// Removes and returns the first live entry, dropping the dead ones before it and freeing the chunks it leaves.
   /// Requires: list.live > 0. The list may be left crowded or holding only dead entries (then: release()).
   TIMING_WHEEL_HOT std::uint32_t pop_front(chunk_list& list) noexcept {
+    if (list.lone()) return std::exchange(list, chunk_list{}).back;
     for (;;) {
       const std::uint32_t position = list.front;
       const std::uint32_t value = entry(position);
@@ -199,9 +232,11 @@ class chunk_pool {
   /// for each in order, and frees the chunks it leaves. They go in batches: one walk takes a batch's entries off
   /// the list into a local array and hands each to prefetch(value), so their nodes load in parallel, then f runs
   /// on the batch. f may append to other lists of this pool, not to `list`.
-  /// Requires: count <= list.live. The list may be left crowded or holding only dead entries (then: release()).
+  /// Requires: count <= list.live; the list is not lone (pop_front(list) takes that entry: one call of f, so that
+  /// the compiler inlines it). The list may be left crowded or holding only dead entries (then: release()).
   template <class Prefetch, class F>
   void pop_front(chunk_list& list, std::uint32_t count, Prefetch&& prefetch, F&& f) noexcept {
+    TIMING_WHEEL_ASSERT(!list.lone(), "chunk_pool::pop_front(list, count): a lone entry is taken by pop_front(list)");
     constexpr std::uint32_t batch_size = 16;
     // Read only where filled (the entries taken): zeroing it would cost four stores a call.
     std::array<std::uint32_t, batch_size> batch;  // NOLINT(cppcoreguidelines-pro-type-member-init)
@@ -249,8 +284,10 @@ class chunk_pool {
     }
   }
 
-  /// Marks the entry at `position` of `list` dead.
+  /// Marks the entry at `position` of `list` dead. Requires: the list is not lone (a lone entry goes with
+  /// `list = {}`: no chunk to give back).
   TIMING_WHEEL_HOT void kill(chunk_list& list, std::uint32_t position) noexcept {
+    TIMING_WHEEL_ASSERT(!list.lone(), "chunk_pool::kill: a lone entry goes with its list");
     entry(position) = dead_entry;
     --list.live;
     ++list.dead;
@@ -258,7 +295,10 @@ class chunk_pool {
 
   /// Frees every chunk of `list` and empties it.
   void release(chunk_list& list) noexcept {
-    if (list.front == nil) return;
+    if (list.front >= inline_front) {  // no chunk
+      list = {};
+      return;
+    }
     std::uint32_t chunk = chunk_of(list.front);
     const std::uint32_t last = chunk_of(list.back - 1);
     while (chunk != last) {
@@ -313,12 +353,14 @@ class chunk_pool {
     list.dead = 0;
   }
 
-  /// Empties `list`, calling f(value) for each live entry in order. prefetch(value) is called for a chunk's live
+  /// Empties `list`, calling f(value) for each live entry in order. Requires: the list is not lone (as for the
+  /// batched pop_front). prefetch(value) is called for a chunk's live
   /// entries while the chunk before it is being handed to f, and the chunk after that is loaded meanwhile, so
   /// nodes and chunks arrive in parallel instead of one miss at a time. Each chunk is freed once read, so f may
   /// append to other lists of this pool.
   template <class Prefetch, class F>
   void consume(chunk_list& list, Prefetch&& prefetch, F&& f) noexcept {
+    TIMING_WHEEL_ASSERT(!list.lone(), "chunk_pool::consume: a lone entry is taken by pop_front(list)");
     if (list.front == nil) return;
     const chunk_list chain = std::exchange(list, chunk_list{});
     const std::uint32_t first = chunk_of(chain.front);
@@ -355,7 +397,10 @@ class chunk_pool {
   /// Calls f(value) for every live entry of `list`, front to back.
   template <class F>
   void for_each_live(const chunk_list& list, F&& f) const {
-    if (list.front == nil) return;
+    if (list.front >= inline_front) {
+      if (list.lone()) f(list.back);
+      return;
+    }
     const std::uint32_t last = chunk_of(list.back - 1);
     std::uint32_t chunk = chunk_of(list.front);
     for (std::uint32_t at = offset_of(list.front);; at = 0) {
@@ -371,7 +416,7 @@ class chunk_pool {
 
   /// Counts the chunks of `list` and checks that each names `id` as its owner; nil if one does not.
   [[nodiscard]] std::uint32_t chunks_of(const chunk_list& list, std::uint32_t id) const noexcept {
-    if (list.front == nil) return 0;
+    if (list.front >= inline_front) return 0;
     std::uint32_t count = 1;
     const std::uint32_t last = chunk_of(list.back - 1);
     for (std::uint32_t chunk = chunk_of(list.front); chunk != last; chunk = (*this)[chunk].next, ++count) {

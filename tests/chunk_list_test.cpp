@@ -1,0 +1,155 @@
+// The slot lists' storage on its own: chunk_pool against a model of plain queues, lone entries included.
+#include "support/catch.hpp"
+#include "support/random_ops.hpp"
+
+#include <timing_wheel/detail/chunk_list.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+using namespace timing_wheel_test;
+using timing_wheel::detail::chunk_list;
+using timing_wheel::detail::chunk_pool;
+
+namespace {
+
+// A few lists, their model (the live values in order) and where the pool says each value is, as a wheel's nodes
+// keep it: every position handed out or relocated must still find its value and its list.
+struct pool_under_test {
+  static constexpr std::uint32_t list_count = 5;
+  chunk_pool pool;
+  std::vector<chunk_list> lists = std::vector<chunk_list>(list_count);
+  std::vector<std::deque<std::uint32_t>> model = std::vector<std::deque<std::uint32_t>>(list_count);
+  std::unordered_map<std::uint32_t, std::uint32_t> position_of;
+  std::uint32_t next_value = 0;
+
+  pool_under_test() { pool.reserve(chunk_pool::chunks_needed(4'000, list_count)); }
+
+  void push(std::uint32_t id) {
+    const std::uint32_t value = next_value++;
+    position_of[value] = pool.push_back(lists[id], id, value, [&](std::uint32_t moved, std::uint32_t position) {
+      REQUIRE(model[id].size() == 1);  // only a lone entry moves, into the list's first chunk
+      REQUIRE(moved == model[id].front());
+      position_of[moved] = position;
+    });
+    model[id].push_back(value);
+  }
+
+  // The wheel's way to remove one entry: a lone list just empties; otherwise the entry dies in place and a list
+  // left with nothing live, or crowded, is released or compacted.
+  void remove(std::uint32_t id, std::size_t which) {
+    const std::uint32_t value = model[id][which];
+    const std::uint32_t position = position_of.at(value);
+    REQUIRE(pool.owner(position) == id);
+    if (lists[id].lone()) {
+      lists[id] = {};
+    } else {
+      pool.kill(lists[id], position);
+      settle(id);
+    }
+    model[id].erase(model[id].begin() + static_cast<std::ptrdiff_t>(which));
+    position_of.erase(value);
+  }
+
+  void settle(std::uint32_t id) {
+    if (lists[id].live == 0) {
+      pool.release(lists[id]);
+    } else if (lists[id].crowded()) {
+      pool.compact(lists[id], [&](std::uint32_t value, std::uint32_t position) { position_of[value] = position; });
+    }
+  }
+
+  void pop(std::uint32_t id) {
+    REQUIRE(pool.pop_front(lists[id]) == model[id].front());
+    position_of.erase(model[id].front());
+    model[id].pop_front();
+    settle(id);
+  }
+
+  // Empties a list the way a cascade does.
+  void take_all(std::uint32_t id) {
+    std::vector<std::uint32_t> taken;
+    if (lists[id].lone()) {
+      taken.push_back(pool.pop_front(lists[id]));
+    } else {
+      pool.consume(
+          lists[id], [](std::uint32_t) {}, [&](std::uint32_t value) { taken.push_back(value); });
+    }
+    REQUIRE(taken == std::vector<std::uint32_t>(model[id].begin(), model[id].end()));
+    for (const std::uint32_t value : taken) position_of.erase(value);
+    model[id].clear();
+    REQUIRE(lists[id].empty());
+  }
+
+  void check() {
+    std::uint32_t chunks = 0;
+    for (std::uint32_t id = 0; id < list_count; ++id) {
+      const chunk_list& list = lists[id];
+      REQUIRE(list.live == model[id].size());
+      REQUIRE(list.lone() == (list.live == 1 && list.dead == 0 && pool.chunks_of(list, id) == 0));
+      const std::uint32_t spanned = pool.chunks_of(list, id);
+      REQUIRE(spanned != timing_wheel::detail::nil);
+      chunks += spanned;
+      std::vector<std::uint32_t> seen;
+      pool.for_each_live(list, [&](std::uint32_t value) { seen.push_back(value); });
+      REQUIRE(seen == std::vector<std::uint32_t>(model[id].begin(), model[id].end()));
+      for (const std::uint32_t value : model[id]) {
+        const std::uint32_t position = position_of.at(value);
+        REQUIRE(pool.owner(position) == id);
+        if (!list.lone()) REQUIRE(pool.entry(position) == value);
+      }
+    }
+    REQUIRE(chunks + pool.free_count() == pool.used());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("chunk lists: a list's entries and positions match a model through every operation",
+          "[chunk_list][differential]") {
+  const std::uint64_t seed = seed_or(0xc4a17);
+  INFO("TIMING_WHEEL_SEED=" << seed);
+  rng r{seed};
+  pool_under_test t;
+  for (int step = 0; step < 20'000; ++step) {
+    const auto id = static_cast<std::uint32_t>(r.below(pool_under_test::list_count));
+    const std::size_t size = t.model[id].size();
+    const std::uint64_t choice = r.below(16);
+    // Lists stay short most of the time (lone, or one chunk), so each becomes lone and chunked again and again.
+    if (choice < 6 && size < (id == 0 ? 200U : 20U)) {
+      t.push(id);
+    } else if (choice < 10 && size > 0) {
+      t.remove(id, static_cast<std::size_t>(r.below(size)));
+    } else if (choice < 13 && size > 0) {
+      t.pop(id);
+    } else if (choice == 13) {
+      t.take_all(id);
+    }
+    if (step % 16 == 0) t.check();
+  }
+  t.check();
+}
+
+TEST_CASE("chunk lists: a lone entry takes no chunk; a second moves it into one", "[chunk_list]") {
+  pool_under_test t;
+  t.push(3);
+  CHECK(t.lists[3].lone());
+  CHECK(t.pool.used() == 0);
+  CHECK(t.pool.owner(t.position_of.at(0)) == 3);
+  t.push(3);  // the first value is relocated to offset 0 of a fresh chunk
+  CHECK(!t.lists[3].lone());
+  CHECK(t.pool.used() == 1);
+  CHECK(t.pool.entry(t.position_of.at(0)) == 0);
+  CHECK(t.pool.entry(t.position_of.at(1)) == 1);
+  t.pop(3);
+  t.pop(3);
+  CHECK(t.lists[3].empty());
+  CHECK(t.pool.free_count() == 1);
+  t.push(3);  // lone again: the freed chunk stays free
+  CHECK(t.lists[3].lone());
+  CHECK(t.pool.free_count() == 1);
+  t.check();
+}
