@@ -224,15 +224,18 @@ using timing_wheel::detail::spread_burst;
 TEST_CASE("spreading: a share, worked by hand", "[spreading]") {
   // 5,000 timers, 100 advances of one tick left: what waits beyond spread_burst, a hundredth at a time.
   STATIC_REQUIRE(min_share == 32);
+  STATIC_REQUIRE(spread_burst == 8);
   CHECK(decide_share(5000, 0, false, 900, 1000, 1).moves == 50);
-  // 100 timers with 100 advances left: min_share an advance moves them in 4, so the source waits until then, and
-  // the same start holds for up to 2 + 4 * 32 timers.
-  const auto wait = decide_share(100, 0, false, 900, 1000, 1);
+  // 130 timers with 100 advances left: min_share an advance moves the 122 beyond spread_burst in 4, so the source
+  // waits until then, and the same start holds for up to 8 + 4 * 32 timers.
+  const auto wait = decide_share(130, 0, false, 900, 1000, 1);
   CHECK(wait.moves == 0);
   CHECK(wait.start == 996);
-  CHECK(wait.room == spread_burst + 4 * min_share);
-  // In strides of 10 ticks the same 100 timers start 4 strides ahead.
-  CHECK(decide_share(100, 0, false, 900, 1000, 10).start == 960);
+  CHECK(wait.room == 136);
+  // One timer fewer beyond a batch: 3 advances are enough.
+  CHECK(decide_share(104, 0, false, 900, 1000, 1).start == 997);
+  // In strides of 10 ticks the same 130 timers start 4 strides ahead.
+  CHECK(decide_share(130, 0, false, 900, 1000, 10).start == 960);
   // Started, with 10 arrivals since the last share: they move at once, on top of the share of the rest.
   CHECK(decide_share(60, 50, true, 990, 1000, 1).moves == ceil_div(60 - 10 - spread_burst, 10) + 10);
   // The last advance before the span start moves all but spread_burst.
