@@ -133,7 +133,7 @@ TEST_CASE("chunk lists: a list's entries and positions match a model through eve
   t.check();
 }
 
-TEST_CASE("chunk lists: a lone entry takes no chunk; a second moves it into one", "[chunk_list]") {
+TEST_CASE("chunk lists: a lone entry takes no chunk, a second moves it into one", "[chunk_list]") {
   pool_under_test t;
   t.push(3);
   CHECK(t.lists[3].lone());
