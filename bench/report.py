@@ -204,6 +204,21 @@ def main():
             md.append("| `%s` | %s |" % (s, " | ".join(cells)))
         md.append("")
 
+    w6 = tp.get("W6_requests", {})
+    if w6:
+        base = w6.get(BASE, {}).get("")
+        md.append("**W6 request timeouts** (10^5 requests in flight with 30 s timeouts at 1 us ticks; each op the "
+                  "oldest completes, its timeout, the earliest, is cancelled, a new one starts, and the loop asks "
+                  "`next_expiration()`; ns per op)")
+        md.append("")
+        md.append("| structure | ns per op |")
+        md.append("|---|---|")
+        for s in structures_in(w6):
+            c = w6[s][""]
+            md.append("| `%s` | %s%s |" % (s, fmt(c["ns_per_op"]), ratio(c["ns_per_op"], base and base["ns_per_op"])))
+            rows.append(["W6", "", s, "ns_per_op", c["ns_per_op"]])
+        md.append("")
+
     if memory:
         md.append("**Memory** (10^7 timers with an 8-byte payload, after reserve; one process each)")
         md.append("")

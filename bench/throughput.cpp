@@ -6,6 +6,9 @@
 //   W3 network timeouts: 10^6 live 30 s timeouts; each op reschedules a random one to now + 30 s; 1 ms passes
 //              every 1000 ops; then a final drain. Counters ns_per_op, and heap_bytes (live malloc bytes) per timer.
 //   W5 sparse idle: 1000 timers over [1, 4096 * 2^k); 4096 advances of 2^k ticks; ns per advance, k = 10, 20, 30.
+//   W6 request timeouts (1 us ticks): 10^5 requests in flight, each with a 30 s timeout, one starting every 150 us;
+//              each op the oldest completes (its timeout, the earliest, is cancelled), a new one starts, and the loop
+//              asks next_expiration() to re-arm its sleep. 10^6 ops; ns per op. Checksum: every answer.
 #include "structures.hpp"
 
 #include <benchmark/benchmark.h>
@@ -14,6 +17,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -151,6 +156,55 @@ void timeouts(benchmark::State& state) {
   state.counters["bytes_per_timer"] = bytes / static_cast<double>(state.iterations()) / static_cast<double>(live);
 }
 
+// The W6 loop: returns the checksum of next_expiration()'s answers (and of any timer fired: none should).
+template <class Q>
+checksum run_requests(Q& q, std::size_t live, std::size_t ops, double& ns_per_op) {
+  constexpr tick timeout = 30'000'000;
+  constexpr tick spacing = 150;  // 10^5 in flight: a request completes 15 s after it starts, well within its timeout
+  std::vector<bench::handle_of<Q>> in_flight(live);  // oldest first, from op % live on
+  for (std::size_t i = 0; i < live; ++i) in_flight[i] = q.insert(i * spacing + timeout, i);
+  checksum got;
+  const auto fired = [&got](tick deadline, payload&& id) { got.add(deadline, id); };
+  const auto started = clock_type::now();
+  for (std::size_t op = 0; op < ops; ++op) {
+    const tick now = (live + op) * spacing;
+    q.advance(now, fired);
+    const std::size_t oldest = op % live;
+    q.cancel(in_flight[oldest]);
+    in_flight[oldest] = q.insert(now + timeout, live + op);
+    if (const std::optional<tick> next = q.next_expiration()) got.add(*next, op);
+  }
+  ns_per_op = nanoseconds(clock_type::now() - started) / static_cast<double>(ops);
+  return got;
+}
+
+template <class S>
+void requests(benchmark::State& state) {
+  using Q = typename S::type;
+  constexpr std::size_t live = 100'000;
+  constexpr std::size_t ops = 1'000'000;
+  static const checksum expected = [] {  // min_heap's run (itself cross-checked by the tests) is the reference
+    timing_wheel::min_heap<payload> reference;
+    double unused = 0;
+    return run_requests(reference, live, ops, unused);
+  }();
+  double ns = 0;
+  for (auto _ : state) {
+    auto q = std::make_unique<Q>();
+    q->reserve(live);
+    double op_ns = 0;
+    const checksum got = run_requests(*q, live, ops, op_ns);
+    ns += op_ns;
+    state.SetIterationTime(op_ns * static_cast<double>(ops) * 1e-9);
+    if (S::exact) verify(state, got, expected);  // a coarse wheel answers its rounded fire times
+    if (got.count != expected.count) state.SkipWithError("a timer fired or an answer was missing");
+    state.PauseTiming();
+    q.reset();
+    state.ResumeTiming();
+  }
+  state.counters["ns_per_op"] = ns / static_cast<double>(state.iterations());
+}
+
 template <class S>
 void sparse(benchmark::State& state, unsigned jump_log) {
   using Q = typename S::type;
@@ -194,6 +248,13 @@ void register_all() {
         ->UseManualTime()
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
+    // A wheel without bitmaps finds the next timer by walking ticks and reading a whole slot: minutes here.
+    if (!S::slow && !S::walks_ticks) {
+      benchmark::RegisterBenchmark(("W6_requests/" + name).c_str(), requests<S>)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
     for (const unsigned jump_log : {10U, 20U, 30U}) {
       if (S::walks_ticks && jump_log > 10) continue;  // 4096 jumps of 2^20 ticks walked one by one: minutes
       benchmark::RegisterBenchmark(("W5_sparse/" + name + "/2^" + std::to_string(jump_log)).c_str(),

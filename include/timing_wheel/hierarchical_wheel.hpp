@@ -9,6 +9,7 @@
 
 #include <timing_wheel/detail/bitmap.hpp>
 #include <timing_wheel/detail/chunk_list.hpp>
+#include <timing_wheel/detail/earliest_timers.hpp>
 #include <timing_wheel/detail/indexed_heap.hpp>
 #include <timing_wheel/detail/queue_base.hpp>
 #include <timing_wheel/detail/spreading.hpp>
@@ -122,6 +123,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     this->m_nodes.fix_capacity(capacity.timers);
     reserve_chunks(capacity.timers);
     if constexpr (geometry::may_overflow) m_overflow.reserve(capacity.timers);
+    if constexpr (geometry::cascades) {
+      if (capacity.timers > detail::earliest_timers::worth_keeping) m_earliest.reserve(capacity.timers);
+    }
   }
 
   /// Effects: takes over `other`'s timers (their handles stay valid here); `other` is empty and usable.
@@ -132,7 +136,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         m_overflow(std::exchange(other.m_overflow, {})),
         m_spread(std::exchange(other.m_spread, {})),
         m_known(std::exchange(other.m_known, {})),
-        m_next(std::exchange(other.m_next, {})) {}
+        m_next(std::exchange(other.m_next, {})),
+        m_earliest(std::move(other.m_earliest)) {}
   /// Effects: destroys this queue's payloads, then takes over `other`'s timers; `other` is empty and usable.
   hierarchical_wheel& operator=(hierarchical_wheel&& other) noexcept {
     if (this != &other) {
@@ -143,6 +148,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_spread = std::exchange(other.m_spread, {});
       m_known = std::exchange(other.m_known, {});
       m_next = std::exchange(other.m_next, {});
+      m_earliest = std::move(other.m_earliest);
     }
     return *this;
   }
@@ -204,7 +210,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   /// Returns: exact: the smallest due time pending; coarse: the tick of the next firing (advance(x - 1) fires
   /// nothing, advance(x) fires at least one timer); nullopt when empty. Cached until the queue changes.
-  /// Complexity: exact O(1) plus the timers of the earliest occupied slot above level 0; coarse O(Levels).
+  /// Complexity: coarse O(Levels); exact O(1) when a level-0 slot is next, else it reads the next slot's timers
+  /// once and keeps a crowded slot's earliest eighth between calls: amortised O(log n) as its timers go. May
+  /// allocate (16 bytes a kept timer) unless reserve() or a fixed capacity did; if that fails it reads the slot.
   [[nodiscard]] std::optional<tick> next_expiration() const noexcept {
     [[maybe_unused]] const auto owned = this->owned();
     if (!m_next.known) {
@@ -263,6 +271,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_spread = {};
     m_known = {};
     m_next = {};
+    m_earliest.forget();
   }
 
   // ==================================================================================================== capacity
@@ -273,6 +282,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     this->m_nodes.reserve(n);
     reserve_chunks(std::min(n, this->max_size()));
     if constexpr (geometry::may_overflow) m_overflow.reserve(n);
+    if constexpr (geometry::cascades) {
+      if (n > detail::earliest_timers::worth_keeping) m_earliest.reserve(n);
+    }
   }
 
   /// Returns: how many pending timers wait in the overflow store, beyond the horizon.
@@ -392,7 +404,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     } else {
       if (where.level == 0 || !put_past_empty_source(index, node, where)) {
         append(index, node, where);
-        if (where.level > 0) source_grew(where.list, where.level);  // level 0 is no level's source
+        if (where.level > 0) {  // level 0 is no level's source, and its ring's lists are never kept
+          source_grew(where.list, where.level);
+          joined(where.list, node, index);
+        }
       }
     }
     if (m_next.known && (!m_next.value || where.fire < *m_next.value)) m_next.value = where.fire;
@@ -430,6 +445,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     const auto list = spread_base(below) + static_cast<std::uint32_t>((where.fire >> (Bits * below)) & slot_mask);
     append(index, node, placement{list, static_cast<std::uint16_t>(below), store::spread_ring, where.fire});
+    joined(list, node, index);
     if (below > 0) source_grew(list, below);  // (slot 0 of a spread ring may be the next source of the level below)
     return true;
   }
@@ -448,6 +464,18 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     } else {
       m_rings.occupied[where.level].set(where.list & slot_mask);
       m_rings.levels_used |= tick{1} << where.level;
+    }
+  }
+
+  // A timer was appended to `list`: if that list's earliest timers are kept (detail/earliest_timers.hpp), it joins
+  // them. Called where timers join a list someone may have asked about: insertions and reschedules (put()) and the
+  // spreading. Not by cascades: they fill lists of a ring that were empty since now() left their span (or, at a span
+  // start, before anyone can ask), and cascade() and swap_in() forget what was kept of the lists they empty or swap;
+  // check_invariants() checks it. One comparison on those paths; none on level 0's ring, which is never kept.
+  TIMING_WHEEL_HOT void joined(std::uint32_t list, const node_type& node, std::uint32_t index) const noexcept {
+    if constexpr (geometry::cascades) {
+      if (list == m_earliest.list()) [[unlikely]]
+        m_earliest.joined(node.deadline, index);
     }
   }
 
@@ -557,14 +585,23 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       case event_kind::span_start: {
         // Everything pending is due at or after the span start: the earliest is in the spread ring's first slot or
         // among the timers still waiting to move down.
-        tick earliest = UINT64_MAX;
-        const auto scan = [&](std::uint32_t list) { earliest = std::min(earliest, earliest_in(list)); };
-        scan(spread_base(next.where) + static_cast<std::uint32_t>(m_rings.spread[next.where].find_first()));
-        for_each_waiting(next.where, next.at, [&](std::uint32_t list, std::size_t, bool) { scan(list); });
+        // (The most crowded of those lists is the one whose earliest timers are kept; a kept timer the spreading
+        // has moved from a waiting list into the ring still counts: it is due in the span all the same.)
+        std::array<std::uint32_t, active_levels + 1> lists{};
+        std::size_t count = 0;
+        lists[count++] = spread_base(next.where) + static_cast<std::uint32_t>(m_rings.spread[next.where].find_first());
+        for_each_waiting(next.where, next.at, [&](std::uint32_t list, std::size_t, bool) { lists[count++] = list; });
+        const auto crowded = std::max_element(
+            lists.begin(), lists.begin() + count,
+            [&](std::uint32_t a, std::uint32_t b) { return m_rings.lists[a].live < m_rings.lists[b].live; });
+        tick earliest = earliest_of_span(*crowded, spread_base(next.where));
+        for (auto list = lists.begin(); list != lists.begin() + count; ++list) {
+          if (list != crowded) earliest = std::min(earliest, earliest_in(*list));
+        }
         return earliest;
       }
       case event_kind::cascade:  // a slot above level 0 spans many ticks: its earliest timer is the answer
-        return earliest_in(next.where);
+        return earliest_of_span(next.where, none);
       case event_kind::fire:
         return next.at;
     }
@@ -593,6 +630,31 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     first_due_at(next.where);
     return found;
+  }
+
+  // earliest_in() for a list whose timers are due at their deadlines (a slot above level 0, a spread ring's). A
+  // crowded list's earliest timers are kept between calls (detail/earliest_timers.hpp), so that asking again after
+  // its earliest timer was cancelled does not read the whole list. `ring`: the first list of a spread ring whose
+  // timers may also answer (they are all due in the span asked about), or none.
+  [[nodiscard]] tick earliest_of_span(std::uint32_t list, std::uint32_t ring) const noexcept {
+    const detail::chunk_list& entries = m_rings.lists[list];
+    if (entries.live <= detail::earliest_timers::worth_keeping) return earliest_in(list);
+    if (const std::optional<tick> due = kept_earliest(list, ring)) return *due;
+    if (!m_earliest.begin(list, ring, entries.live)) return earliest_in(list);
+    m_chunks.for_each_live(entries,
+                           [&](std::uint32_t index) { m_earliest.offer(this->m_nodes[index].deadline, index); });
+    return m_earliest.end();
+  }
+
+  // What m_earliest keeps for `list` read with `ring`, if anything is still there.
+  [[nodiscard]] std::optional<tick> kept_earliest(std::uint32_t list, std::uint32_t ring) const noexcept {
+    return m_earliest.earliest(list, ring, [&](const detail::earliest_timers::entry& kept) {
+      const node_type& node = this->m_nodes[kept.index];
+      if (!detail::slab<node_type>::is_live(node.generation) || node.deadline != kept.due || in_overflow(node.link))
+        return false;
+      const std::uint32_t owner = m_chunks.owner(node.link);
+      return owner == list || (ring != none && owner - ring < slots);
+    });
   }
 
   [[nodiscard]] tick earliest_in(std::uint32_t list) const noexcept {
@@ -707,6 +769,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // cascade from a high level every few advances, and the levels above keep their plans).
   void cascade(std::uint32_t list, std::size_t level) noexcept {
     if (level >= 2) m_spread.forget_below(level - 1);
+    if (list == m_earliest.list()) m_earliest.forget();  // it empties now, and cascades refill it unseen
     slot_emptied(list, {static_cast<std::uint8_t>(level), false});
     detail::chunk_list& entries = m_rings.lists[list];
     if (entries.lone()) {
@@ -786,6 +849,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   void swap_in(std::size_t level) noexcept {
     m_spread.forget_all();
     ring_map& map = m_rings.map;
+    // Earliest timers kept of a list of this level, or for its span: the lists change roles, and cascades refill
+    // them unseen.
+    const std::uint32_t kept = m_earliest.list();
+    if (m_earliest.context() == map.spread[level] || m_earliest.context() == map.first[level] ||
+        kept - map.spread[level] < slots || kept - map.first[level] < slots) {
+      m_earliest.forget();
+    }
     std::swap(map.first[level], map.spread[level]);
     std::swap(map.role[map.first[level] / slots], map.role[map.spread[level] / slots]);
     m_rings.occupied[level].swap(m_rings.spread[level]);
@@ -873,9 +943,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
           [&](std::uint32_t index) {
             node_type& node = this->m_nodes[index];
             const tick deadline = node.deadline;
-            append(index, node,
-                   placement{target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask),
-                             static_cast<std::uint16_t>(level), store::spread_ring, deadline});
+            const auto list = target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask);
+            append(index, node, placement{list, static_cast<std::uint16_t>(level), store::spread_ring, deadline});
+            joined(list, node, index);
             this->m_instr.cascaded();
             this->m_instr.inspected();
           });
@@ -1059,6 +1129,17 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     // Chunks in lists and free ones make up all handed out, within what was reserved for the live timers.
     if (chunks + m_chunks.free_count() != m_chunks.used() || chunks > chunks_needed(this->size())) return false;
+    // What is kept of a crowded list answers as reading it would: no timer joined it unseen (joined()).
+    if (const std::uint32_t kept = m_earliest.list(); geometry::cascades && kept != none) {
+      const std::uint32_t ring = m_earliest.context();
+      if (const std::optional<tick> due = kept_earliest(kept, ring)) {
+        tick in_ring = UINT64_MAX;
+        for (std::uint32_t list = ring; ring != none && list < ring + slots; ++list)
+          in_ring = std::min(in_ring, earliest_in(list));
+        // (With a spread ring, a kept timer may have moved into it: due in the span, no later than the list's.)
+        if (*due > earliest_in(kept) || *due < std::min(earliest_in(kept), in_ring)) return false;
+      }
+    }
     return counted + m_overflow.size() == this->size();
   }
 
@@ -1099,6 +1180,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   detail::spreading_state<spread_levels> m_spread;
   known_state m_known;
   mutable next_expiration_cache m_next;
+  mutable detail::earliest_timers m_earliest;  // exact wheels: the earliest timers of one crowded slot list
 };
 
 TIMING_WHEEL_NAMESPACE_END

@@ -32,6 +32,8 @@ bool allocates_nothing_after_reserve() {
   constexpr std::size_t n = 5000;
   Q q(3);
   q.reserve(n);
+  Q crowded(3);
+  crowded.reserve(n);
   std::vector<timing_wheel::timer_handle> handles;
   handles.reserve(n);
   allocations = 0;
@@ -46,8 +48,18 @@ bool allocates_nothing_after_reserve() {
   q.advance(1'000'000, [&](tick, std::uint64_t&&) { ++fired; });
   for (std::size_t i = 0; i < n / 2; ++i) q.insert(2'000'000 + i, i);
   q.advance(UINT64_MAX, [&](tick, std::uint64_t&&) { ++fired; });
+  // A crowded slot far ahead, its earliest timer cancelled and next_expiration() asked after each (an exact wheel
+  // keeps the slot's earliest timers between the calls).
+  handles.clear();
+  constexpr tick ahead = 40'000'000;
+  for (std::size_t i = 0; i < n; ++i) handles.push_back(crowded.insert(ahead + i, i));
+  bool earliest_right = true;
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    static_cast<void>(crowded.cancel(handles[i]));
+    earliest_right = earliest_right && crowded.next_expiration() == ahead + i + 1;
+  }
   counting = false;
-  const bool ok = allocations == 0 && fired > n / 2 && q.empty();
+  const bool ok = allocations == 0 && fired > n / 2 && q.empty() && earliest_right;
   std::printf("%s: %zu allocations after reserve, %zu fired: %s\n", typeid(Q).name(), allocations, fired,
               ok ? "ok" : "FAILED");
   return ok;
@@ -58,6 +70,7 @@ template <class Q>
 bool fixed_capacity_allocates_nothing() {
   constexpr std::size_t n = 3000;
   Q q(timing_wheel::fixed_capacity{n}, 3);
+  Q crowded(timing_wheel::fixed_capacity{n}, 3);
   std::vector<timing_wheel::timer_handle> handles;
   handles.reserve(2 * n);
   allocations = 0;
@@ -78,8 +91,15 @@ bool fixed_capacity_allocates_nothing() {
     q.advance(q.now() + 4000, [](tick, std::uint64_t&&) {});
   }
   q.advance(UINT64_MAX, [](tick, std::uint64_t&&) {});
+  constexpr tick ahead = 40'000'000;  // a crowded slot, as above
+  for (std::size_t i = 0; i < n; ++i) handles.push_back(crowded.insert(ahead + i, i));
+  bool earliest_right = true;
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    static_cast<void>(crowded.cancel(handles[i]));
+    earliest_right = earliest_right && crowded.next_expiration() == ahead + i + 1;
+  }
   counting = false;
-  const bool ok = allocations == 0 && rejected > 0 && q.empty();
+  const bool ok = allocations == 0 && rejected > 0 && q.empty() && earliest_right;
   std::printf("%s fixed: %zu allocations after construction, %zu inserts refused: %s\n", typeid(Q).name(), allocations,
               rejected, ok ? "ok" : "FAILED");
   return ok;

@@ -18,7 +18,7 @@ import sys
 
 FLOORS = [
     ("ground", ["version.hpp", "detail/config.hpp", "types.hpp"]),
-    ("parts", ["detail/bitmap.hpp", "detail/slab.hpp", "detail/chunk_list.hpp", "detail/intrusive_list.hpp",
+    ("parts", ["detail/bitmap.hpp", "detail/slab.hpp", "detail/chunk_list.hpp", "detail/earliest_timers.hpp", "detail/intrusive_list.hpp",
                "detail/indexed_heap.hpp", "detail/spreading.hpp", "detail/wheel_geometry.hpp", "detail/thread_owner.hpp", "detail/unique_function.hpp",
                "detail/queue_base.hpp"]),
     ("contract", ["timer_queue.hpp", "instrumentation.hpp"]),

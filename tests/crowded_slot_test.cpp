@@ -1,0 +1,177 @@
+// next_expiration() on slots that hold many timers: an exact wheel keeps a crowded slot's earliest timers between
+// calls (detail/earliest_timers.hpp). Checked against min_heap after every operation, with the patterns that
+// empty, refill and outgrow what it keeps: cancelling the earliest (request timeouts ending in the order they
+// started), rescheduling it, inserting before and after it, cancelling at random, reusing freed nodes for the same
+// deadline, and time moving (cascades, spread rings).
+#include "support/catch.hpp"
+#include "support/random_ops.hpp"
+
+#include <timing_wheel/timing_wheel.hpp>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+using namespace timing_wheel_test;
+using timing_wheel::hierarchical_wheel;
+using timing_wheel::min_heap;
+using timing_wheel::tick;
+using timing_wheel::timer_handle;
+
+namespace {
+
+using crowded_queues = std::tuple<hierarchical_wheel<std::uint64_t>, hierarchical_wheel<std::uint64_t, 6, 6>,
+                                  hierarchical_wheel<std::uint64_t, 16, 4>, hierarchical_wheel<std::uint64_t, 3, 7>>;
+
+// The queue under test and min_heap side by side: same operations, the same handles' ids, the same answers.
+template <class Q>
+struct side_by_side {
+  Q queue;
+  min_heap<std::uint64_t> reference;
+  std::vector<timer_handle> handles;  // by id, in the queue under test
+  std::vector<timer_handle> reference_handles;
+  std::vector<tick> deadline_of;  // by id; UINT64_MAX once gone
+  std::string error;
+  std::size_t checks = 0;
+
+  explicit side_by_side(tick start) : queue(start), reference(start) {}
+
+  std::uint64_t insert(tick deadline) {
+    const std::uint64_t id = handles.size();
+    handles.push_back(queue.insert(deadline, id));
+    reference_handles.push_back(reference.insert(deadline, id));
+    deadline_of.push_back(deadline);
+    return id;
+  }
+  void cancel(std::uint64_t id) {
+    const auto got = queue.cancel(handles[id]);
+    const auto expected = reference.cancel(reference_handles[id]);
+    if (got != expected && error.empty()) error = "cancel(" + std::to_string(id) + ") answered differently";
+    deadline_of[id] = UINT64_MAX;
+  }
+  void reschedule(std::uint64_t id, tick deadline) {
+    const bool got = queue.reschedule(handles[id], deadline);
+    const bool expected = reference.reschedule(reference_handles[id], deadline);
+    if (got != expected && error.empty()) error = "reschedule(" + std::to_string(id) + ") answered differently";
+    if (expected) deadline_of[id] = deadline;
+  }
+  void advance(tick to) {
+    std::vector<std::uint64_t> got;
+    std::vector<std::uint64_t> expected;
+    queue.advance(to, [&](tick, std::uint64_t&& id) { got.push_back(id); });
+    reference.advance(to, [&](tick, std::uint64_t&& id) { expected.push_back(id); });
+    for (const std::uint64_t id : expected) deadline_of[id] = UINT64_MAX;
+    if (got != expected && error.empty()) error = "advance(" + std::to_string(to) + ") fired differently";
+  }
+  // The pending id due first (by the reference's order: due time, then insertion), or UINT64_MAX.
+  [[nodiscard]] std::uint64_t earliest_id() const {
+    const auto first = reference.peek();
+    return first ? *first->payload : UINT64_MAX;
+  }
+  void check(const char* after) {
+    if (!error.empty()) return;
+    if (queue.next_expiration() != reference.next_expiration()) {
+      const auto show = [](std::optional<tick> t) { return t ? std::to_string(*t) : std::string("none"); };
+      error = std::string("after ") + after + ": next_expiration() " + show(queue.next_expiration()) +
+              ", min_heap says " + show(reference.next_expiration());
+    } else if (++checks % 16 == 0 && !queue.check_invariants()) {
+      error = std::string("after ") + after + ": internal invariants broken";
+    }
+  }
+};
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("next_expiration() follows a crowded slot's earliest timer as it is cancelled",
+                        "[next_expiration][crowded]", crowded_queues) {
+  // 3,000 timers in one span far ahead (more than the wheel keeps), cancelled in due order: each answer is the
+  // next deadline.
+  for (const tick ahead : {tick{5'000}, tick{40'000'000}, (tick{1} << 40) + 12'345}) {
+    TestType q(3);
+    std::vector<timer_handle> handles;
+    for (tick i = 0; i < 3000; ++i) handles.push_back(q.insert(ahead + 2 * i, i));
+    for (tick i = 0; i + 1 < 3000; ++i) {
+      REQUIRE(q.cancel(handles[i]) == i);
+      REQUIRE(q.next_expiration() == ahead + 2 * (i + 1));
+    }
+    CHECK(q.check_invariants());
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("next_expiration() on crowded slots matches min_heap under cancels, reschedules and time",
+                        "[next_expiration][crowded][differential]", crowded_queues) {
+  const std::uint64_t seed = seed_or(0xc0ffee);
+  for (std::uint64_t round = 0; round < 6; ++round) {
+    INFO("seed " << seed << ", round " << round << " (TIMING_WHEEL_SEED=" << seed << " replays)");
+    rng r{seed + round * 0x9e3779b97f4a7c15ULL};
+    side_by_side<TestType> both(r.below(1000));
+    // A few spans, each a burst of deadlines close together: slots above level 0 with hundreds to thousands.
+    const tick base = both.queue.now() + 1000 + r.below(tick{1} << (10 + r.below(30)));
+    const tick width = 1 + r.below(4000);
+    const auto in_span = [&] { return base + r.below(width); };
+    for (std::size_t i = 0, n = 200 + r.below(2500); i < n; ++i) both.insert(in_span());
+    both.check("the bursts");
+    for (std::size_t step = 0; step < 4000 && both.error.empty(); ++step) {
+      const std::uint64_t earliest = both.earliest_id();
+      const char* what = "";
+      switch (r.below(16)) {
+        case 0:
+        case 1:
+        case 2:
+        case 3:
+        case 4:
+        case 5:  // the earliest ends first
+          if (earliest == UINT64_MAX) break;
+          what = "cancelling the earliest";
+          both.cancel(earliest);
+          break;
+        case 6:  // the earliest is pushed back, within the span or beyond it
+          if (earliest == UINT64_MAX) break;
+          what = "rescheduling the earliest";
+          both.reschedule(earliest, r.below(2) == 0 ? in_span() : base + width + r.below(100'000));
+          break;
+        case 7: {  // a timer ahead of the earliest, or behind it
+          what = "inserting into the span";
+          both.insert(r.below(4) == 0 ? base - r.below(std::min<tick>(base - both.queue.now(), 500)) : in_span());
+          break;
+        }
+        case 8: {  // a freed node reused for the deadline its last timer had
+          if (earliest == UINT64_MAX) break;
+          what = "cancelling the earliest and inserting at its deadline";
+          const tick deadline = both.deadline_of[earliest];
+          both.cancel(earliest);
+          both.insert(deadline);
+          break;
+        }
+        case 9:
+        case 10: {  // any pending timer cancelled or moved
+          const std::uint64_t id = r.below(both.handles.size());
+          if (both.deadline_of[id] == UINT64_MAX) break;
+          what = "cancelling or rescheduling at random";
+          if (r.below(2) == 0) {
+            both.cancel(id);
+          } else {
+            both.reschedule(id, in_span());
+          }
+          break;
+        }
+        case 11: {  // time moves, short of the earliest or into the span
+          const auto next = both.reference.next_expiration();
+          if (!next) break;
+          what = "advancing";
+          const tick now = both.queue.now();
+          both.advance(r.below(3) == 0 ? *next : now + r.below(*next - now + 1));
+          break;
+        }
+        default:
+          what = "asking again";
+          break;
+      }
+      both.check(what);
+    }
+    both.advance(UINT64_MAX);
+    both.check("the end");
+    REQUIRE(both.error == "");
+  }
+}
