@@ -6,8 +6,10 @@
 // WORKLOAD: w1-jump, w1-tick (N timers due in [1, 2^20), fired in one advance or tick by tick), w2 (N ticks of W2's
 // trading mix, bench/trading_mix.hpp: 100 operations and a poll each, then the rest fired), w3 (N live 30 s
 // timeouts, 4N reschedules, a tick every 1000), w5 (N timers over 4096 * 2^20 ticks, 4096 advances of 2^20),
-// or none (the same inputs and reference run with no queue under test: the harness's own cost, to subtract). STRUCTURE:
-// a name from bench/structures.hpp. Prints "ops K checksum C"; exits 1 if the structure fired the wrong timers.
+// w6 (N requests in flight with 30 s timeouts at 1 us ticks; 10N ops, each: the oldest completes, its timeout
+// cancelled, a new one starts, and next_expiration() is asked; its answers make the checksum), or none (the same inputs
+// and reference run with no queue under test: the harness's own cost, to subtract). STRUCTURE: a name from
+// bench/structures.hpp. Prints "ops K checksum C"; exits 1 if the structure fired the wrong timers.
 #include "structures.hpp"
 #include "trading_mix.hpp"
 
@@ -41,7 +43,7 @@ inputs make_inputs(std::string_view workload, std::size_t n) {
   inputs in{std::string(workload), n, {}, {}};
   const bool sparse = workload == "w5";
   const tick range = sparse ? tick{4096} << 20 : tick{1} << 20;
-  if (workload == "w2") return in;  // its operations come from the seeded mix as it runs
+  if (workload == "w2" || workload == "w6") return in;  // their operations follow from the op number
   if (workload != "w3") {
     in.deadlines.resize(n);
     for (std::size_t i = 0; i < n; ++i) in.deadlines[i] = 1 + mix(i) % (range - 1);
@@ -85,6 +87,19 @@ totals run(const inputs& in) {
     }
     q.advance(q.now() + bench::trading_horizon, fire);
     out.ops = in.n;
+  } else if (in.workload == "w6") {
+    constexpr tick timeout = 30'000'000;
+    constexpr tick spacing = 150;  // a request completes 15 s after it starts
+    std::vector<bench::handle_of<Q>> in_flight(in.n);
+    for (std::size_t i = 0; i < in.n; ++i) in_flight[i] = q.insert(i * spacing + timeout, i);
+    for (std::size_t op = 0; op < 10 * in.n; ++op) {
+      const tick now = (in.n + op) * spacing;
+      q.advance(now, on_expire);
+      q.cancel(in_flight[op % in.n]);
+      in_flight[op % in.n] = q.insert(now + timeout, in.n + op);
+      if (const auto next = q.next_expiration()) out.fired.add(*next, op);
+    }
+    out.ops = 10 * in.n;
   } else if (in.workload == "w3") {
     constexpr tick timeout = 30'000;
     std::vector<bench::handle_of<Q>> handles(in.n);
@@ -116,6 +131,11 @@ totals run_none(const inputs& in) {
     out.ops = in.n;
     return out;
   }
+  if (in.workload == "w6") {  // the answers' checksum
+    for (std::size_t op = 0; op < 10 * in.n; ++op) out.fired.add(op, op);
+    out.ops = 10 * in.n;
+    return out;
+  }
   const std::size_t timers = in.workload == "w3" ? in.victims.size() / 1000 + in.n : in.n;
   for (std::size_t i = 0; i < timers; ++i) out.fired.add(in.deadlines.empty() ? i : in.deadlines[i], i);
   for (const std::uint32_t victim : in.victims) out.ops += victim != UINT32_MAX ? 1 : 0;
@@ -126,14 +146,14 @@ totals run_none(const inputs& in) {
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fputs("usage: timing_wheel_instructions w1-jump|w1-tick|w2|w3|w5 STRUCTURE|none N\n", stderr);
+    std::fputs("usage: timing_wheel_instructions w1-jump|w1-tick|w2|w3|w5|w6 STRUCTURE|none N\n", stderr);
     return 2;
   }
   const std::string_view workload = argv[1];
   const std::string_view wanted = argv[2];
   const std::size_t n = std::strtoull(argv[3], nullptr, 10);
-  if (n == 0 ||
-      (workload != "w1-jump" && workload != "w1-tick" && workload != "w2" && workload != "w3" && workload != "w5")) {
+  if (n == 0 || (workload != "w1-jump" && workload != "w1-tick" && workload != "w2" && workload != "w3" &&
+                 workload != "w5" && workload != "w6")) {
     std::fputs("timing_wheel_instructions: unknown workload or N = 0\n", stderr);
     return 2;
   }

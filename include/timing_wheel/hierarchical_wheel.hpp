@@ -468,10 +468,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // A timer was appended to `list`: if that list's earliest timers are kept (detail/earliest_timers.hpp), it joins
-  // them. Called where timers join a list someone may have asked about: insertions and reschedules (put()) and the
-  // spreading. Not by cascades: they fill lists of a ring that were empty since now() left their span (or, at a span
+  // them. Called where timers join a list someone may have asked about: insertions and reschedules above level 0
+  // (put(); level 0's ring is never kept) and the spreading's moves into the ring holding the kept list (tested once
+  // a share). Not by cascades: they fill lists of a ring that were empty since now() left their span (or, at a span
   // start, before anyone can ask), and cascade() and swap_in() forget what was kept of the lists they empty or swap;
-  // check_invariants() checks it. One comparison on those paths; none on level 0's ring, which is never kept.
+  // check_invariants() checks it.
   TIMING_WHEEL_HOT void joined(std::uint32_t list, const node_type& node, std::uint32_t index) const noexcept {
     if constexpr (geometry::cascades) {
       if (list == m_earliest.list()) [[unlikely]]
@@ -938,17 +939,26 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       // Moving again next advance; and this level's spread ring, which it fills, is a source of the level below.
       m_spread.planned &= ~(level_bit | (level_bit >> 1));
       const std::uint32_t target = spread_base(level);
-      m_chunks.pop_front(
-          m_rings.lists[source], share.moves, [this](std::uint32_t index) { prefetch_node(index); },
-          [&](std::uint32_t index) {
-            node_type& node = this->m_nodes[index];
-            const tick deadline = node.deadline;
-            const auto list = target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask);
-            append(index, node, placement{list, static_cast<std::uint16_t>(level), store::spread_ring, deadline});
-            joined(list, node, index);
-            this->m_instr.cascaded();
-            this->m_instr.inspected();
-          });
+      const auto move_share = [&](auto into_kept_ring) {
+        m_chunks.pop_front(
+            m_rings.lists[source], share.moves, [this](std::uint32_t index) { prefetch_node(index); },
+            [&](std::uint32_t index) {
+              node_type& node = this->m_nodes[index];
+              const tick deadline = node.deadline;
+              const auto list = target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask);
+              append(index, node, placement{list, static_cast<std::uint16_t>(level), store::spread_ring, deadline});
+              if constexpr (decltype(into_kept_ring)::value) joined(list, node, index);
+              this->m_instr.cascaded();
+              this->m_instr.inspected();
+            });
+      };
+      // Timers joining the ring that holds the list whose earliest timers are kept join those too (tested once a
+      // share: the loop over its timers stays as it was).
+      if (m_earliest.list() - target < slots) {
+        move_share(std::true_type{});
+      } else {
+        move_share(std::false_type{});
+      }
       m_spread.left[level] = m_rings.lists[source].live;
       after_removal(source, role_of(source));
       m_next.known = false;
