@@ -69,7 +69,7 @@ class earliest_timers {
     if (wanted <= m_capacity) return;
     m_heap.reset(new entry[wanted]);  // NOLINT(modernize-make-unique): it would write every entry
     m_capacity = wanted;
-    m_list = nil;
+    forget();
   }
 
   // Keeps nothing (the wheel was cleared or moved from).
@@ -82,8 +82,8 @@ class earliest_timers {
   [[nodiscard]] std::uint32_t list() const noexcept { return m_list; }
   [[nodiscard]] std::uint32_t context() const noexcept { return m_context; }
 
-  // A timer due at `due` joined the list kept. (Out of line: every append of an exact wheel compares its list with
-  // list(), and only that comparison should sit on the path.)
+  // A timer due at `due` joined the list kept. (Out of line: insertions above level 0 compare their list with
+  // list(), and only that comparison should sit on their path.)
   TIMING_WHEEL_NOINLINE void joined(tick due, std::uint32_t index) noexcept {
     if (due >= m_bound) return;  // it cannot be the earliest while an entry in the heap is still there
     if (m_size == m_capacity) {  // full: read the list again next time
