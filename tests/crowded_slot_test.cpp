@@ -99,6 +99,37 @@ TEMPLATE_LIST_TEST_CASE("next_expiration() follows a crowded slot's earliest tim
   }
 }
 
+TEMPLATE_LIST_TEST_CASE("next_expiration() takes in timers that join a crowded slot ahead of what it keeps",
+                        "[next_expiration][crowded]", crowded_queues) {
+  // 3,000 timers 4 ticks apart in one span (more than the wheel keeps: 1,024). The earliest are cancelled, then
+  // timers join the gaps before and among the kept ones: the first fill the room the cancelled ones left, the next
+  // overflow it (the slot is read again). Every answer is checked against min_heap.
+  for (const tick ahead : {tick{40'000'000}, (tick{1} << 40) + 12'345}) {
+    INFO("timers from " << ahead);
+    side_by_side<TestType> both(3);
+    for (tick i = 0; i < 3000; ++i) both.insert(ahead + 4 * i);
+    both.check("the insertions");
+    for (int i = 0; i < 600; ++i) {
+      both.cancel(both.earliest_id());
+      both.check("cancelling the earliest");
+    }
+    for (tick gap = 0; gap < 1200; ++gap) {
+      both.insert(ahead + 4 * (600 + gap) + 1 + gap % 3);
+      both.check("inserting into a gap");
+      if (gap % 5 == 0) {
+        both.cancel(both.earliest_id());
+        both.check("cancelling the earliest");
+      }
+    }
+    while (both.earliest_id() != UINT64_MAX && both.error.empty()) {
+      both.cancel(both.earliest_id());
+      both.check("cancelling the earliest");
+    }
+    REQUIRE(both.error == "");
+    CHECK(both.queue.check_invariants());
+  }
+}
+
 TEMPLATE_LIST_TEST_CASE("next_expiration() on crowded slots matches min_heap under cancels, reschedules and time",
                         "[next_expiration][crowded][differential]", crowded_queues) {
   const std::uint64_t seed = seed_or(0xc0ffee);
