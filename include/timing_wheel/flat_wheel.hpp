@@ -61,19 +61,23 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   }
 
   /// Effects: takes over `other`'s timers (their handles stay valid here); `other` is empty and usable.
+  /// Stack: a few hundred bytes, whatever `Slots` (the ring is copied and reset in place).
   flat_wheel(flat_wheel&& other) noexcept
       : base(std::move(other)),
-        m_slots(std::exchange(other.m_slots, {})),
-        m_occupied(std::exchange(other.m_occupied, {})),
+        m_slots(other.m_slots),
+        m_occupied(other.m_occupied),
         m_next(std::exchange(other.m_next, std::nullopt)),
         m_next_known(std::exchange(other.m_next_known, true)),
-        m_due_now(std::exchange(other.m_due_now, false)) {}
+        m_due_now(std::exchange(other.m_due_now, false)) {
+    other.reset_ring();
+  }
   /// Effects: destroys this queue's payloads, then takes over `other`'s timers; `other` is empty and usable.
   flat_wheel& operator=(flat_wheel&& other) noexcept {
     if (this != &other) {
       base::operator=(std::move(other));
-      m_slots = std::exchange(other.m_slots, {});
-      m_occupied = std::exchange(other.m_occupied, {});
+      m_slots = other.m_slots;
+      m_occupied = other.m_occupied;
+      other.reset_ring();
       m_next = std::exchange(other.m_next, std::nullopt);
       m_next_known = std::exchange(other.m_next_known, true);
       m_due_now = std::exchange(other.m_due_now, false);
@@ -176,8 +180,7 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
     [[maybe_unused]] const auto owned = this->owned();
     this->assert_not_in_callback(detail::in_callback_clear);
     this->destroy_payloads();
-    m_slots = {};
-    m_occupied.clear();
+    reset_ring();
     m_next.reset();
     m_next_known = true;
     m_due_now = false;
@@ -214,6 +217,13 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
 
  private:
   [[nodiscard]] static std::size_t slot_of(tick due) noexcept { return static_cast<std::size_t>(due % Slots); }
+
+  // Empties the ring in place: `m_slots = {}` or std::exchange would build a ring-sized temporary on the stack
+  // (32 KB at 4,096 slots), more than a coroutine's stack may hold.
+  void reset_ring() noexcept {
+    m_slots.fill(detail::list_head{});
+    m_occupied.clear();
+  }
 
   // The first timer of its slot's list due at next_expiration(): the slot fires its list in order.
   [[nodiscard]] std::uint32_t first_index() const noexcept {
