@@ -109,7 +109,10 @@ class queue_base {
     }
     return *this;
   }
-  ~queue_base() { destroy_payloads(); }
+  // (A payload that needs no destructor leaves nothing to visit: the storage goes at once, not node by node.)
+  ~queue_base() {
+    if constexpr (!std::is_trivially_destructible_v<T>) destroy_payloads();
+  }
 
   [[nodiscard]] static timer_handle handle_of(std::uint32_t index, const Node& node) noexcept {
     return timer_handle{index, node.generation};
@@ -189,7 +192,7 @@ class queue_base {
 
   /// Destroys every pending payload and frees its node; the caller resets its own structure.
   void destroy_payloads() noexcept {
-    m_nodes.for_each_live([this](std::uint32_t index) { free_node(index); });
+    if (m_size != 0) m_nodes.for_each_live([this](std::uint32_t index) { free_node(index); });  // a scan of every node
     m_size = 0;
   }
 
