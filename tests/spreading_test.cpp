@@ -167,6 +167,27 @@ TEST_CASE("spreading: a share left waiting for later advances moves in time when
   REQUIRE(trial.fired_in_heap_order());
 }
 
+TEST_CASE("spreading: levels passed over while advances cross their whole ring are planned when advances shorten",
+          "[hierarchical_wheel][cascade]") {
+  // Advances of 5,000 ticks cross level 0's and level 1's whole rings (64 and 4,096 ticks): nothing is planned for
+  // them. When the clock starts ticking one at a time at 15,000, before level-2 slot 5's span is next, its 20,000
+  // timers must still move down over the span before it, not in one burst at 5 * 4096.
+  cascade_trial<3> trial(0);
+  for (int i = 0; i < 20'000; ++i) trial.insert(5 * 4096 + static_cast<tick>(i) * 7919 % 4096, i);
+  while (trial.wheel.now() < 15'000) {
+    trial.advance(5000);
+    REQUIRE(trial.wheel.check_invariants());
+  }
+  CHECK(trial.worst == 0);
+  for (int advances = 1; trial.wheel.now() < 6 * 4096 + 200; ++advances) {
+    trial.advance(1);
+    if (advances % 97 == 0) REQUIRE(trial.wheel.check_invariants());
+  }
+  REQUIRE(trial.wheel.check_invariants());
+  CHECK(trial.worst <= 2 * timing_wheel::detail::min_share);
+  REQUIRE(trial.fired_in_heap_order());
+}
+
 TEST_CASE("spreading: a span fed while it moves down moves its arrivals at once, not in a swelling share",
           "[hierarchical_wheel][cascade]") {
   // W2's shape near a level-2 boundary: every tick, 100 timers due just past 4096 land in level 2 while that span

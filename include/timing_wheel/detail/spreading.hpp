@@ -95,7 +95,12 @@ struct spreading_state {
   std::array<std::uint32_t, Levels> left{};  // timers left in the source after the last share
   tick planned = 0;                          // bit L set while level L's plan holds
   tick quiet_stride = UINT64_MAX;            // the longest stride the quiet ticks assume
-  tick until = 0;  // nothing to do before this tick, at quiet_stride (0: look at the next advance)
+  // The shortest: the levels whose whole ring an advance of this many ticks crosses were passed over, not planned
+  // (there is nothing to move ahead of a span that one advance crosses: its span start cascades it).
+  tick least_stride = 0;
+  tick stride_range = UINT64_MAX;  // quiet_stride - least_stride: one comparison tests an advance against both
+  tick until = 0;  // nothing to do before this tick, at strides from least_stride to quiet_stride (0: look at the next
+                   // advance)
 
   // The level's source may have grown: it is looked at again at the next advance.
   void forget(std::size_t level) noexcept {
