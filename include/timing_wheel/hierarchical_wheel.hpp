@@ -925,8 +925,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const tick level_bit = tick{1} << level;
       if (stride > detail::low_mask(shift)) {
         // Each advance crosses level L's whole ring: moving its next span down an advance early would do the
-        // cascade's work, no less, and planning it again at every advance cost big jumps a third of their
-        // instructions (W5 at 2^30 ticks an advance). Passed over for strides this long (levels only grow).
+        // cascade's work, no less, and planning it again at every advance cost W5's 2^30-tick jumps a tenth of
+        // their instructions. Passed over for strides this long (the levels above have longer rings).
         m_spread.least_stride = detail::low_mask(shift) + 1;
         m_spread.planned &= ~level_bit;
         continue;
