@@ -98,9 +98,10 @@ struct spreading_state {
   // The shortest: the levels whose whole ring an advance of this many ticks crosses were passed over, not planned
   // (there is nothing to move ahead of a span that one advance crosses: its span start cascades it).
   tick least_stride = 0;
-  tick stride_range = UINT64_MAX;  // quiet_stride - least_stride: one comparison tests an advance against both
-  tick until = 0;  // nothing to do before this tick, at strides from least_stride to quiet_stride (0: look at the next
-                   // advance)
+  // quiet_stride - least_stride, set with them by the wheel's spread(): the idle advance tests both in one comparison.
+  tick stride_range = UINT64_MAX;
+  // Nothing to do before this tick, at strides from least_stride to quiet_stride (0: look at the next advance).
+  tick until = 0;
 
   // The level's source may have grown: it is looked at again at the next advance.
   void forget(std::size_t level) noexcept {
