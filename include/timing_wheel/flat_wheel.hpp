@@ -100,9 +100,9 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   template <class... Args>
   timer_handle emplace(tick deadline, Args&&... args) {
     [[maybe_unused]] const auto owned = this->owned();
-    const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
+    const auto [index, node] = this->create_node(deadline, std::forward<Args>(args)...);
     link(index, deadline);
-    return base::handle_of(index, this->m_nodes[index]);
+    return base::handle_of(index, node);
   }
 
   /// Effects: removes a pending timer. Returns: its payload, or nullopt if `handle` is not pending.

@@ -180,8 +180,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (!m_chunks.covers(this->size() + 1)) [[unlikely]]  // (the bound is for a fixed capacity: never past it)
       reserve_chunks(std::min(this->size() + 1, this->max_size()));
     if (where.in == store::overflow) make_overflow_room();
-    const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
-    node_type& node = this->m_nodes[index];
+    const auto [index, node] = this->create_node(deadline, std::forward<Args>(args)...);
     put(index, node, where);
     return base::handle_of(index, node);
   }
@@ -554,6 +553,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   void prefetch_node(std::uint32_t index) const noexcept { detail::prefetch(&this->m_nodes[index]); }
+  // Starts loading a node and returns it, for walks that use it once it has arrived.
+  node_type* load_node(std::uint32_t index) noexcept {
+    node_type* node = &this->m_nodes[index];
+    detail::prefetch(node);
+    return node;
+  }
 
   // ============================================================================================== what is next
 
@@ -707,16 +712,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         enter_next_span(next.where);
       } else if (next.kind == event_kind::fire) {
         fired += fire_list(next.where, on_expire, budget - fired);
-      } else if (const std::uint32_t only = lone_timer_due_by(m_rings.lists[next.where], to); only != detail::nil) {
+      } else if (const lone_timer only = lone_timer_due_by(m_rings.lists[next.where], to); only.node != nullptr) {
         // Nothing pending is due before a slot's lone timer (lower levels are empty, later slots and levels hold
         // later spans): it fires now instead of cascading level by level. Sparse timers cost O(1) each.
-        node_type& node = this->m_nodes[only];
+        node_type& node = *only.node;
         remove_entry(next.where, node.link);
         m_next.known = false;
         this->m_now = node.deadline;
         ++fired;
         this->m_instr.inspected();
-        this->fire_node(only, node, on_expire);
+        this->fire_node(only.index, node, on_expire);
       } else {
         cascade(next.where, role_of(next.where).level);
       }
@@ -792,39 +797,45 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     slot_emptied(list, {static_cast<std::uint8_t>(level), false});
     detail::chunk_list& entries = m_rings.lists[list];
     if (entries.lone()) {
-      move_down(m_chunks.pop_front(entries));
+      const std::uint32_t index = m_chunks.pop_front(entries);
+      move_down(index, this->m_nodes[index]);
       this->m_instr.slot_processed(1);
       return;
     }
     std::size_t moved = 0;
     m_chunks.consume(
-        entries, [this](std::uint32_t index) { prefetch_node(index); },
-        [&](std::uint32_t index) {
-          move_down(index);
+        entries, [this](std::uint32_t index) { return load_node(index); },
+        [&](std::uint32_t index, node_type* node) {
+          move_down(index, *node);
           ++moved;
         });
     this->m_instr.slot_processed(moved);
   }
 
   // A cascading timer goes where its due time now selects, in a lower level.
-  TIMING_WHEEL_HOT void move_down(std::uint32_t index) noexcept {
-    node_type& node = this->m_nodes[index];
+  TIMING_WHEEL_HOT void move_down(std::uint32_t index, node_type& node) noexcept {
     append(index, node, locate(node.deadline));
     this->m_instr.inspected();
     this->m_instr.cascaded();
   }
 
-  // The list's only timer, if it has one and it is due by `to`; otherwise nil. (It takes the list, not its id: g++
-  // -O3 folds this body across wheel shapes and then misreads an index into another shape's array as out of bounds.)
-  [[nodiscard]] std::uint32_t lone_timer_due_by(const detail::chunk_list& entries, tick to) const noexcept {
-    if (entries.live != 1) return detail::nil;
+  struct lone_timer {
+    std::uint32_t index;
+    node_type* node;  // nullptr: none
+  };
+  // The list's only timer, if it has one and it is due by `to`; otherwise node is nullptr. (It takes the list, not
+  // its id: g++ -O3 folds this body across wheel shapes and then misreads an index into another shape's array as
+  // out of bounds.)
+  [[nodiscard]] lone_timer lone_timer_due_by(const detail::chunk_list& entries, tick to) noexcept {
+    if (entries.live != 1) return {detail::nil, nullptr};
     std::uint32_t index = entries.back;
     if (!entries.lone()) {
       std::uint32_t at = entries.front;  // fewer than a chunk of dead entries may come first
       while (m_chunks.entry(at) == detail::dead_entry) at = m_chunks.step(at, entries.back);
       index = m_chunks.entry(at);
     }
-    return this->m_nodes[index].deadline <= to ? index : detail::nil;
+    node_type& node = this->m_nodes[index];
+    return {index, node.deadline <= to ? &node : nullptr};
   }
 
   // =============================================================================================== the spreading
@@ -968,9 +979,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const std::uint32_t target = spread_base(level);
       const auto move_share = [&](auto into_kept_ring) {
         m_chunks.pop_front(
-            m_rings.lists[source], share.moves, [this](std::uint32_t index) { prefetch_node(index); },
-            [&](std::uint32_t index) {
-              node_type& node = this->m_nodes[index];
+            m_rings.lists[source], share.moves, [this](std::uint32_t index) { return load_node(index); },
+            [&](std::uint32_t index, node_type* loaded) {
+              node_type& node = *loaded;
               const tick deadline = node.deadline;
               const auto list = target + static_cast<std::uint32_t>((deadline >> (Bits * level)) & slot_mask);
               append(index, node, placement{list, static_cast<std::uint16_t>(level), store::spread_ring, deadline});

@@ -75,9 +75,9 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
     m_heap.make_room();
     // The next node is a free one or the slab's next unused one: its position slot must exist before it does.
     if (this->m_nodes.next_is_new() && m_position.size() <= this->m_nodes.used()) grow_positions();
-    const std::uint32_t index = this->create_node(deadline, std::forward<Args>(args)...);
+    const auto [index, node] = this->create_node(deadline, std::forward<Args>(args)...);
     m_heap.push(due(deadline), index, on_move(), this->m_instr);
-    return base::handle_of(index, this->m_nodes[index]);
+    return base::handle_of(index, node);
   }
 
   /// Effects: removes a pending timer. Returns: its payload, or nullopt if `handle` is not pending (fired,

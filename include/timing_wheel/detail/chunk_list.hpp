@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 TIMING_WHEEL_NAMESPACE_BEGIN
@@ -145,6 +146,31 @@ class chunk_pool {
   }
 
  private:
+  // The walks that hand a list's entries to f(value) call prefetch(value) ahead of it. A prefetch that returns what
+  // it loaded (the node's address) has that handed on as f(value, loaded): looking the node up again cost a few
+  // instructions a timer at every cascade.
+  struct nothing_loaded {};
+  template <class Prefetch>
+  using loaded_by = std::conditional_t<std::is_void_v<std::invoke_result_t<Prefetch&, std::uint32_t>>, nothing_loaded,
+                                       std::invoke_result_t<Prefetch&, std::uint32_t>>;
+  template <class Prefetch>
+  static loaded_by<Prefetch> load(Prefetch& prefetch, std::uint32_t value) {
+    if constexpr (std::is_same_v<loaded_by<Prefetch>, nothing_loaded>) {
+      prefetch(value);
+      return {};
+    } else {
+      return prefetch(value);
+    }
+  }
+  template <class F, class Loaded>
+  static void hand(F& f, std::uint32_t value, const Loaded& loaded) {
+    if constexpr (std::is_same_v<Loaded, nothing_loaded>) {
+      f(value);
+    } else {
+      f(value, loaded);
+    }
+  }
+
   TIMING_WHEEL_NOINLINE void cover(std::size_t timers, std::size_t lists) {
     reserve(chunks_needed(timers, lists));
     // The most live entries the chunks now allocated cover (chunks_needed() grows with `timers`), so that the next
@@ -238,8 +264,9 @@ class chunk_pool {
   void pop_front(chunk_list& list, std::uint32_t count, Prefetch&& prefetch, F&& f) noexcept {
     TIMING_WHEEL_ASSERT(!list.lone(), "chunk_pool::pop_front(list, count): a lone entry is taken by pop_front(list)");
     constexpr std::uint32_t batch_size = 16;
-    // Read only where filled (the entries taken): zeroing it would cost four stores a call.
-    std::array<std::uint32_t, batch_size> batch;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    // Read only where filled (the entries taken): zeroing them would cost stores every call.
+    std::array<std::uint32_t, batch_size> batch;         // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::array<loaded_by<Prefetch>, batch_size> loaded;  // NOLINT(cppcoreguidelines-pro-type-member-init)
     const std::uint32_t last = chunk_of(list.back - 1);
     const std::uint32_t last_end = offset_of(list.back - 1) + 1;
     std::uint32_t chunk = chunk_of(list.front);
@@ -259,7 +286,7 @@ class chunk_pool {
             --list.dead;
             continue;
           }
-          prefetch(value);
+          loaded[taken] = load(prefetch, value);
           batch[taken++] = value;
         }
         if (at < end) break;
@@ -280,7 +307,7 @@ class chunk_pool {
       } else {
         list.front = (chunk << offset_bits) | at;
       }
-      for (std::uint32_t i = 0; i < taken; ++i) f(batch[i]);
+      for (std::uint32_t i = 0; i < taken; ++i) hand(f, batch[i], loaded[i]);
     }
   }
 
@@ -369,24 +396,28 @@ class chunk_pool {
       return std::pair<std::uint32_t, std::uint32_t>{chunk == first ? offset_of(chain.front) : 0,
                                                      chunk == last ? offset_of(chain.back - 1) + 1 : entries_per_chunk};
     };
-    const auto prefetch_entries = [&](std::uint32_t chunk) {
+    // What prefetch() answered for the live entries of the chunk being handed to f and of the next one (read only
+    // where filled: the same entries, which nothing changes meanwhile).
+    using loaded_chunk = std::array<loaded_by<Prefetch>, entries_per_chunk>;
+    std::array<loaded_chunk, 2> loaded;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    const auto prefetch_entries = [&](std::uint32_t chunk, loaded_chunk& into) {
       const entry_chunk& entries = (*this)[chunk];
       const auto [begin, end] = range(chunk);
       for (std::uint32_t at = begin; at < end; ++at) {
-        if (entries.entries[at] != dead_entry) prefetch(entries.entries[at]);
+        if (entries.entries[at] != dead_entry) into[at] = load(prefetch, entries.entries[at]);
       }
     };
-    prefetch_entries(first);
-    for (std::uint32_t chunk = first;;) {
+    prefetch_entries(first, loaded[0]);
+    for (std::uint32_t chunk = first, side = 0;; side ^= 1U) {
       entry_chunk& current = (*this)[chunk];
       const std::uint32_t next = current.next;
       if (chunk != last) {
         if (const std::uint32_t after = (*this)[next].next; after != nil) detail::prefetch(&(*this)[after]);
-        prefetch_entries(next);
+        prefetch_entries(next, loaded[side ^ 1U]);
       }
       const auto [begin, end] = range(chunk);
       for (std::uint32_t at = begin; at < end; ++at) {
-        if (current.entries[at] != dead_entry) f(current.entries[at]);
+        if (current.entries[at] != dead_entry) hand(f, current.entries[at], loaded[side][at]);
       }
       free_chunk(chunk);
       if (chunk == last) return;

@@ -133,15 +133,16 @@ class queue_base {
   /// A live node holding the payload. Strong guarantee: if allocation or the payload's constructor throws, the
   /// queue is unchanged. The caller links it and counts it.
   template <class... Args>
-  [[nodiscard]] std::uint32_t create_node(tick deadline, Args&&... args) {
-    const std::uint32_t index = m_nodes.acquire();
-    Node& node = m_nodes[index];
+  [[nodiscard]] typename slab<Node>::acquired create_node(tick deadline, Args&&... args) {
+    const auto created = m_nodes.acquire();
+    const std::uint32_t index = created.index;
+    Node& node = created.node;
 #if TIMING_WHEEL_HAS_EXCEPTIONS
     try {
       ::new (static_cast<void*>(std::addressof(node.payload.value))) T(std::forward<Args>(args)...);
     } catch (...) {
-      m_nodes.retire(index);
-      m_nodes.release(index);
+      slab<Node>::retire(node);
+      m_nodes.release(index, node);
       throw;
     }
 #else
@@ -150,7 +151,7 @@ class queue_base {
     node.deadline = deadline;
     ++m_size;
     m_instr.inserted();
-    return index;
+    return created;
   }
 
   /// Cancels a linked node: moves its payload out (if that throws, nothing changed), then `unlink(index)`, then

@@ -109,22 +109,21 @@ class slab {
   /// True when acquire() would have to grow past a fixed capacity.
   [[nodiscard]] bool full() const noexcept { return m_free_head == nil && m_used >= m_limit; }
 
+  /// A node acquire() handed out: its index, and the node (found once: each lookup costs a few instructions).
+  struct acquired {
+    std::uint32_t index;
+    Node& node;
+  };
+
   /// Returns a live node (odd generation). Strong guarantee: throws bad_alloc and changes nothing when storage,
   /// index space or a fixed capacity runs out.
-  [[nodiscard]] std::uint32_t acquire() {
-    std::uint32_t index = m_free_head;
-    if (index != nil) {
-      m_free_head = (*this)[index].link;
-      if (m_free_head == nil) m_free_tail = nil;
-    } else {
-      if (m_used >= m_limit) throw_bad_alloc();
-      if (m_used == m_capacity) grow(std::size_t{m_used} + 1);
-      index = m_used;
-      ::new (static_cast<void*>(&(*this)[index])) Node();
-      ++m_used;
-    }
-    ++(*this)[index].generation;
-    return index;
+  [[nodiscard]] acquired acquire() {
+    const std::uint32_t index = m_free_head;
+    if (index == nil) return acquire_new();
+    Node& node = (*this)[index];
+    m_free_head = node.link;
+    ++node.generation;
+    return {index, node};
   }
 
   /// The node's timer is no longer pending: every handle to it goes stale. Its payload may still be in use.
@@ -139,7 +138,7 @@ class slab {
   void release(std::uint32_t index, Node& node) noexcept {
     if (fixed()) {
       node.link = nil;
-      if (m_free_tail != nil) {
+      if (m_free_head != nil) {
         (*this)[m_free_tail].link = index;
       } else {
         m_free_head = index;
@@ -149,7 +148,6 @@ class slab {
     }
     if (node.generation == 0) return;
     node.link = m_free_head;
-    if (m_free_head == nil) m_free_tail = index;
     m_free_head = index;
   }
 
@@ -226,6 +224,17 @@ class slab {
     m_capacity += size;
   }
 
+  // acquire() when no node is free: the slab's next unused one.
+  [[nodiscard]] acquired acquire_new() {
+    if (m_used >= m_limit) throw_bad_alloc();
+    if (m_used == m_capacity) grow(std::size_t{m_used} + 1);
+    const std::uint32_t index = m_used;
+    Node& node = *::new (static_cast<void*>(&(*this)[index])) Node();
+    ++m_used;
+    ++node.generation;
+    return {index, node};
+  }
+
   void release_storage() noexcept {
     for (std::size_t k = 0; k < m_block_count; ++k) {
       ::operator delete (m_blocks[k], std::align_val_t{alignof(Node)});
@@ -248,7 +257,7 @@ class slab {
   std::size_t m_capacity = 0;    // nodes allocated (a multiple of chunk_size)
   std::uint32_t m_used = 0;
   std::uint32_t m_free_head = nil;
-  std::uint32_t m_free_tail = nil;
+  std::uint32_t m_free_tail = nil;  // a fixed slab's last free node (FIFO reuse); valid while m_free_head is not nil
   std::size_t m_limit = max_nodes;
 };
 
