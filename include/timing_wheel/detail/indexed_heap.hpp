@@ -132,11 +132,19 @@ class indexed_heap {
     for (;;) {
       const std::size_t first = position * arity + 1;
       if (first >= count) break;
-      const std::size_t end = std::min(first + arity, count);
       std::size_t best = first;
-      for (std::size_t child = first + 1; child < end; ++child) {
-        counter.compared();
-        if (before(m_entries[child], m_entries[best])) best = child;
+      if (first + arity <= count) {
+        // A whole family: a loop of constant length, which the compiler unrolls wherever the heap is inlined (the
+        // general loop below was unrolled in some callers only: 34 instructions a timer apart on min_heap's W1).
+        for (std::size_t child = first + 1; child < first + arity; ++child) {
+          counter.compared();
+          if (before(m_entries[child], m_entries[best])) best = child;
+        }
+      } else {
+        for (std::size_t child = first + 1; child < count; ++child) {
+          counter.compared();
+          if (before(m_entries[child], m_entries[best])) best = child;
+        }
       }
       counter.compared();
       if (!before(m_entries[best], entry)) break;
