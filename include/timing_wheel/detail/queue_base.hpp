@@ -135,14 +135,13 @@ class queue_base {
   template <class... Args>
   [[nodiscard]] typename slab<Node>::acquired create_node(tick deadline, Args&&... args) {
     const auto created = m_nodes.acquire();
-    const std::uint32_t index = created.index;
     Node& node = created.node;
 #if TIMING_WHEEL_HAS_EXCEPTIONS
     try {
       ::new (static_cast<void*>(std::addressof(node.payload.value))) T(std::forward<Args>(args)...);
     } catch (...) {
       slab<Node>::retire(node);
-      m_nodes.release(index, node);
+      m_nodes.release(created.index, node);
       throw;
     }
 #else
