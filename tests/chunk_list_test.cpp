@@ -69,11 +69,22 @@ struct pool_under_test {
     settle(id);
   }
 
-  // Empties a list the way a cascade does.
-  void take_all(std::uint32_t id) {
+  // What a prefetch that returns what it loaded answers for `value` (a wheel's: the node's address): the walks must
+  // hand each value its own answer.
+  static std::uint64_t loaded_for(std::uint32_t value) { return (std::uint64_t{value} << 20) ^ 0x5eed; }
+
+  // Empties a list the way a cascade does, with a prefetch that returns nothing or one that returns what it loaded.
+  void take_all(std::uint32_t id, bool loading) {
     std::vector<std::uint32_t> taken;
     if (lists[id].lone()) {
       taken.push_back(pool.pop_front(lists[id]));
+    } else if (loading) {
+      pool.consume(
+          lists[id], [](std::uint32_t value) { return loaded_for(value); },
+          [&](std::uint32_t value, std::uint64_t loaded) {
+            REQUIRE(loaded == loaded_for(value));
+            taken.push_back(value);
+          });
     } else {
       pool.consume(
           lists[id], [](std::uint32_t) {}, [&](std::uint32_t value) { taken.push_back(value); });
@@ -82,6 +93,26 @@ struct pool_under_test {
     for (const std::uint32_t value : taken) position_of.erase(value);
     model[id].clear();
     REQUIRE(lists[id].empty());
+  }
+
+  // Takes the first `count` live entries in batches, the way the spreading moves a share.
+  void take_front(std::uint32_t id, std::uint32_t count) {
+    std::vector<std::uint32_t> taken;
+    pool.pop_front(
+        lists[id], count, [](std::uint32_t value) { return loaded_for(value); },
+        [&](std::uint32_t value, std::uint64_t loaded) {
+          REQUIRE(loaded == loaded_for(value));
+          taken.push_back(value);
+        });
+    REQUIRE(taken ==
+            std::vector<std::uint32_t>(model[id].begin(), model[id].begin() + static_cast<std::ptrdiff_t>(count)));
+    for (const std::uint32_t value : taken) position_of.erase(value);
+    model[id].erase(model[id].begin(), model[id].begin() + static_cast<std::ptrdiff_t>(count));
+    if (lists[id].live == 0) {
+      pool.release(lists[id]);
+    } else if (lists[id].crowded()) {
+      pool.compact(lists[id], [&](std::uint32_t value, std::uint32_t position) { position_of[value] = position; });
+    }
   }
 
   void check() {
@@ -126,7 +157,9 @@ TEST_CASE("chunk lists: a list's entries and positions match a model through eve
     } else if (choice < 13 && size > 0) {
       t.pop(id);
     } else if (choice == 13) {
-      t.take_all(id);
+      t.take_all(id, r.below(2) == 0);
+    } else if (choice == 14 && size > 1) {
+      t.take_front(id, static_cast<std::uint32_t>(1 + r.below(size - 1)));
     }
     if (step % 16 == 0) t.check();
   }
