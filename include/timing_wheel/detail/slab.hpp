@@ -127,14 +127,11 @@ class slab {
   }
 
   /// The node's timer is no longer pending: every handle to it goes stale. Its payload may still be in use.
-  void retire(std::uint32_t index) noexcept { retire((*this)[index]); }
-  /// As retire(index), given the node (one lookup fewer on the paths that already hold it).
   static void retire(Node& node) noexcept { ++node.generation; }
 
-  /// Returns a retired node to the free list: at the front in a growable slab (the hottest node is reused first),
-  /// unless its generation wrapped (then it is parked for good); at the back in a fixed one.
-  void release(std::uint32_t index) noexcept { release(index, (*this)[index]); }
-  /// As release(index), given the node `index` names.
+  /// Returns a retired node (`node`, which `index` names) to the free list: at the front in a growable slab (the
+  /// hottest node is reused first), unless its generation wrapped (then it is parked for good); at the back in a
+  /// fixed one.
   void release(std::uint32_t index, Node& node) noexcept {
     if (fixed()) {
       node.link = nil;
