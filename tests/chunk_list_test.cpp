@@ -108,11 +108,7 @@ struct pool_under_test {
             std::vector<std::uint32_t>(model[id].begin(), model[id].begin() + static_cast<std::ptrdiff_t>(count)));
     for (const std::uint32_t value : taken) position_of.erase(value);
     model[id].erase(model[id].begin(), model[id].begin() + static_cast<std::ptrdiff_t>(count));
-    if (lists[id].live == 0) {
-      pool.release(lists[id]);
-    } else if (lists[id].crowded()) {
-      pool.compact(lists[id], [&](std::uint32_t value, std::uint32_t position) { position_of[value] = position; });
-    }
+    settle(id);
   }
 
   void check() {
