@@ -143,6 +143,12 @@ TEST_CASE("timer_service at the ends of a microsecond clock, 1 us and 1 s resolu
   run_edges_on_every_queue<clock>(std::chrono::seconds(1));
 }
 
+TEST_CASE("timer_service at the ends of a microsecond clock, 100 ns resolution (finer than the clock)",
+          "[chrono][edges]") {
+  using clock = edge_clock<std::int64_t, std::micro>;
+  run_edges_on_every_queue<clock>(std::chrono::nanoseconds(100));
+}
+
 TEST_CASE("timer_service at the ends of a 32-bit millisecond clock, 1 ms and 3 s resolution", "[chrono][edges]") {
   using clock = edge_clock<std::int32_t, std::milli>;
   run_edges_on_every_queue<clock>(std::chrono::duration<std::int32_t, std::milli>(1));
@@ -162,4 +168,74 @@ TEST_CASE("timer_service: a timer saturated at the end of the clock fires at a p
   CHECK(fired == 1);
   CHECK(s.empty());
   CHECK(s.timeout_ms(clock::now()) == -1);
+}
+
+namespace {
+// tick_at_or_after / tick_at_or_before against std::chrono's own rounding: the time since the epoch rounded up
+// (or down) to whole resolution units, then to whole ticks of `resolution`. Random distances of every magnitude,
+// and the distances next to each unit and tick boundary.
+template <class Clock, class Resolution>
+void check_tick_rounding(Resolution resolution, std::uint64_t seed) {
+  using duration = typename Clock::duration;
+  using time_point = typename Clock::time_point;
+  const time_point epoch{duration(3)};
+  const timing_wheel::timer_service<int, Clock, Resolution> s(epoch, resolution);
+  const auto step = static_cast<std::uint64_t>(resolution.count());
+  const auto expected = [&](duration since, bool round_up) {
+    const auto units = static_cast<std::uint64_t>(
+        (round_up ? std::chrono::ceil<Resolution>(since) : std::chrono::floor<Resolution>(since)).count());
+    return units / step + (round_up && units % step != 0 ? 1 : 0);
+  };
+  const auto check = [&](duration since) {
+    INFO("since " << since.count() << " clock units, ticks of " << resolution.count() << " units");
+    CHECK(s.tick_at_or_after(epoch + since) == expected(since, true));
+    CHECK(s.tick_at_or_before(epoch + since) == expected(since, false));
+  };
+  // Distances whose count of resolution units std::chrono can compute (a resolution finer than the clock's
+  // multiplies); beyond them, the last tick for a due time and the one before for a poll.
+  const auto units_per_clock_unit =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::chrono::floor<Resolution>(duration(1)).count()));
+  const auto limit =
+      static_cast<std::uint64_t>((duration::max() - epoch.time_since_epoch()).count()) / units_per_clock_unit;
+  if (units_per_clock_unit > 1) {
+    // Past what a Resolution holds, the tick count is still exact while it fits in a tick...
+    const std::uint64_t units = (limit + 1) * units_per_clock_unit;
+    const time_point past = epoch + duration(static_cast<typename duration::rep>(limit + 1));
+    CHECK(s.tick_at_or_after(past) == units / step + (units % step != 0 ? 1 : 0));
+    CHECK(s.tick_at_or_before(past) == units / step);
+    // ...and where it does not, a due time takes the last tick and a poll the one before.
+    CHECK(s.tick_at_or_after(time_point::max()) == UINT64_MAX);
+    CHECK(s.tick_at_or_before(time_point::max() - duration(1)) == UINT64_MAX - 1);
+  }
+  rng r{seed};
+  for (int i = 0; i < 2000; ++i) {
+    check(duration(static_cast<typename duration::rep>(r.below(limit) >> r.below(64))));
+  }
+  // Around the first ticks: 0, 1 and 2 ticks' length in clock units, and one clock unit either side.
+  const duration tick_length = std::chrono::ceil<duration>(resolution);
+  for (int ticks = 1; ticks <= 3; ++ticks) {
+    for (const duration offset : {duration(-1), duration(0), duration(1)}) check(tick_length * ticks + offset);
+  }
+  check(duration(1));
+}
+}  // namespace
+
+TEST_CASE("timer_service rounds time points to ticks as std::chrono rounds them", "[chrono][edges]") {
+  const std::uint64_t seed = seed_or(20261204);
+  INFO("replay with TIMING_WHEEL_SEED=" << seed);
+  using nano_clock = edge_clock<std::int64_t, std::nano>;
+  using micro_clock = edge_clock<std::int64_t, std::micro>;
+  using milli_clock_32 = edge_clock<std::int32_t, std::milli>;
+  check_tick_rounding<nano_clock>(std::chrono::milliseconds(1), seed);
+  check_tick_rounding<nano_clock>(std::chrono::milliseconds(7), seed);
+  check_tick_rounding<nano_clock>(std::chrono::microseconds(1), seed);
+  check_tick_rounding<nano_clock>(std::chrono::microseconds(250), seed);
+  check_tick_rounding<nano_clock>(std::chrono::nanoseconds(1), seed);
+  check_tick_rounding<nano_clock>(std::chrono::nanoseconds(3), seed);
+  check_tick_rounding<nano_clock>(std::chrono::hours(1), seed);
+  check_tick_rounding<micro_clock>(std::chrono::microseconds(1), seed);
+  check_tick_rounding<micro_clock>(std::chrono::seconds(1), seed);
+  check_tick_rounding<micro_clock>(std::chrono::nanoseconds(100), seed);  // finer than the clock
+  check_tick_rounding<milli_clock_32>(std::chrono::duration<std::int32_t, std::milli>(1), seed);
+  check_tick_rounding<milli_clock_32>(std::chrono::duration<std::int64_t>(3), seed);
 }

@@ -16,6 +16,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <ratio>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -293,7 +294,7 @@ class timer_service {
     if (!next) return std::nullopt;
     const time_point at = time_of(*next);
     if (at <= now) return Resolution::zero();
-    return std::chrono::ceil<Resolution>(distance(now, at).span);
+    return in_resolution(distance(now, at).span, true);
   }
 
   /// Returns: epoll_timeout_ms(time_until_next(now), cap).
@@ -348,7 +349,7 @@ class timer_service {
     const auto step = static_cast<std::uint64_t>(m_resolution.count());
     if (at > static_cast<std::uint64_t>(std::numeric_limits<rep>::max()) / step) return time_point::max();
     const Resolution offset(static_cast<rep>(at * step));
-    if (offset > std::chrono::floor<Resolution>(distance(m_epoch, time_point::max()).span)) return time_point::max();
+    if (offset > in_resolution(distance(m_epoch, time_point::max()).span, false)) return time_point::max();
     return m_epoch + std::chrono::ceil<duration>(offset);  // never before the tick's true start
   }
 
@@ -494,17 +495,49 @@ class timer_service {
   [[nodiscard]] tick to_tick(time_point when, bool round_up) const noexcept {
     if (when <= m_epoch) return 0;
     const clock_distance far = distance(m_epoch, when);
+    const tick ticks = units_to_tick(far.span, round_up);
     // Beyond duration::max() from the epoch: after every tick a poll before time_point::max() reaches, and before
     // the one it reaches (time_of() answers max() for it), so such a timer fires at a poll at max(), never early.
-    if (far.saturated) return round_up ? units_to_tick(far.span, true) + 1 : units_to_tick(far.span, false);
-    return units_to_tick(far.span, round_up);
+    if (far.saturated && round_up && ticks != last_tick) return ticks + 1;
+    return ticks;
   }
 
+  // A clock duration >= 0 in whole resolution units, rounded up or down, at most Resolution::max(): a resolution
+  // finer than the clock's multiplies, and distances across the clock's range do not fit.
+  [[nodiscard]] static Resolution in_resolution(duration span, bool round_up) noexcept {
+    if constexpr (std::ratio_greater_v<typename duration::period, typename Resolution::period>) {
+      if (span > std::chrono::floor<duration>(Resolution::max())) return Resolution::max();
+    }
+    return round_up ? std::chrono::ceil<Resolution>(span) : std::chrono::floor<Resolution>(span);
+  }
+
+  // The tick a due time rounds to when its count of ticks does not fit in one (a resolution finer than the
+  // clock's, far from the epoch); a poll short of time_point::max() reaches the one before it, so such a timer
+  // fires at a poll at max(), never early.
+  static constexpr tick last_tick = UINT64_MAX;
+
+  // Requires: since >= 0.
   [[nodiscard]] tick units_to_tick(duration since, bool round_up) const noexcept {
-    const Resolution in_units = round_up ? std::chrono::ceil<Resolution>(since) : std::chrono::floor<Resolution>(since);
-    const auto count = static_cast<std::uint64_t>(in_units.count());
     const auto step = static_cast<std::uint64_t>(m_resolution.count());
-    return count / step + (round_up && count % step != 0 ? 1 : 0);
+    if constexpr (std::is_integral_v<typename duration::rep>) {
+      // Integers throughout: units = since * den / num, rounded, exact wherever a tick count fits. For the usual
+      // case, a resolution unit of a whole number of clock units (ms or us on a nanosecond clock), that is a
+      // division by a constant, and the division by `step` only comes when a tick is longer than one unit: a
+      // division instruction takes tens of cycles (a conversion took 2.0 ns with it, 1.25 without).
+      using clock_units_per_unit = std::ratio_divide<typename Resolution::period, typename duration::period>;
+      constexpr auto num = static_cast<std::uint64_t>(clock_units_per_unit::num);
+      constexpr auto den = static_cast<std::uint64_t>(clock_units_per_unit::den);
+      const auto count = static_cast<std::uint64_t>(since.count());
+      if (den > 1 && count > UINT64_MAX / den) return round_up ? last_tick : last_tick - 1;
+      const std::uint64_t scaled = count * den;
+      const std::uint64_t units = scaled / num + (round_up && scaled % num != 0 ? 1 : 0);
+      if (step == 1) return units;
+      return units / step + (round_up && units % step != 0 ? 1 : 0);
+    } else {
+      const Resolution in_units = in_resolution(since, round_up);
+      const auto count = static_cast<std::uint64_t>(in_units.count());
+      return count / step + (round_up && count % step != 0 ? 1 : 0);
+    }
   }
 
   std::uint32_t acquire_record() {
