@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <ratio>
 #include <string>
 #include <vector>
@@ -89,9 +90,38 @@ void run_edges(Resolution resolution, std::uint64_t seed) {
     for (int i = 0; i < 20; ++i) {
       at(epoch + duration(static_cast<typename duration::rep>(r.below(room(epoch)) >> r.below(64))));
     }
+    // Periodic timers (payload -1 - k), any missed-period policy: each firing due no earlier than the last, never
+    // early.
+    struct periodic {
+      time_point first;
+      duration period;
+      std::optional<time_point> last;
+    };
+    std::vector<periodic> periodic_timers;
+    for (int i = 0; i < 4; ++i) {
+      const time_point first =
+          epoch + duration(static_cast<typename duration::rep>(r.below(room(epoch)) >> r.below(64)));
+      const auto longest = std::max<std::uint64_t>(room(first) >> r.below(64), 1);
+      const duration period(static_cast<typename duration::rep>(1 + r.below(longest)));
+      const auto policy = static_cast<timing_wheel::missed_period>(r.below(3));
+      const auto handle = s.schedule_every(period, first, -1 - static_cast<int>(periodic_timers.size()), policy);
+      periodic_timers.push_back({first, *s.period(handle), std::nullopt});
+    }
     const auto poll = [&](time_point now) {
       Clock::current = now;
-      s.poll(now, [&](int& id) {
+      s.poll(now, [&](time_point due, int& id) {
+        CHECK(due <= now);  // never early
+        if (id < 0) {
+          periodic& p = periodic_timers[static_cast<std::size_t>(-1 - id)];
+          INFO("periodic " << -1 - id << " first " << p.first.time_since_epoch().count() << " period "
+                           << p.period.count() << " due " << due.time_since_epoch().count());
+          CHECK(due >= p.first);  // (`due` is the start of the tick it fired in: its due time, rounded up)
+          // (Not strictly: ticks finer than the clock's unit round up to the same time point, and ticks further from
+          // the epoch than a duration reaches all start at max(), as time_of() says.)
+          if (p.last) CHECK(due >= *p.last);
+          p.last = due;
+          return;
+        }
         ++fired_count[static_cast<std::size_t>(id)];
         CHECK(when[static_cast<std::size_t>(id)] <= now);  // never early
       });
@@ -143,10 +173,37 @@ TEST_CASE("timer_service at the ends of a microsecond clock, 1 us and 1 s resolu
   run_edges_on_every_queue<clock>(std::chrono::seconds(1));
 }
 
+// Resolutions finer than the clock's period, resolutions of a narrow rep, and periods that are not a whole number
+// of each other: each overflowed a signed multiplication or a narrowing somewhere before (hundreds of failed
+// checks each: waits of 0 or less while timers were pending, timers firing early or at the wrong poll).
 TEST_CASE("timer_service at the ends of a microsecond clock, 100 ns resolution (finer than the clock)",
           "[chrono][edges]") {
   using clock = edge_clock<std::int64_t, std::micro>;
   run_edges_on_every_queue<clock>(std::chrono::nanoseconds(100));
+}
+
+TEST_CASE("timer_service at the ends of a 32-bit second clock, 1 ms and 1.5 s resolution", "[chrono][edges]") {
+  using clock = edge_clock<std::int32_t, std::ratio<1>>;
+  run_edges_on_every_queue<clock>(std::chrono::milliseconds(1));
+  run_edges_on_every_queue<clock>(std::chrono::milliseconds(1500));
+}
+
+TEST_CASE("timer_service at the ends of a microsecond clock, 5 ms resolution of a 32-bit rep", "[chrono][edges]") {
+  using clock = edge_clock<std::int64_t, std::micro>;
+  run_edges_on_every_queue<clock>(std::chrono::duration<std::int32_t, std::milli>(5));
+}
+
+TEST_CASE("timer_service at the ends of a clock ticking in thirds of a second, 1 ms and 2/7 s resolution",
+          "[chrono][edges]") {
+  using clock = edge_clock<std::int64_t, std::ratio<1, 3>>;
+  run_edges_on_every_queue<clock>(std::chrono::milliseconds(1));
+  run_edges_on_every_queue<clock>(std::chrono::duration<std::int64_t, std::ratio<1, 7>>(2));
+}
+
+TEST_CASE("timer_service at the ends of a 16-bit millisecond clock and of a nanosecond clock with 1000 h ticks",
+          "[chrono][edges]") {
+  run_edges_on_every_queue<edge_clock<std::int16_t, std::milli>>(std::chrono::milliseconds(1));
+  run_edges_on_every_queue<edge_clock<std::int64_t, std::nano>>(std::chrono::hours(1000));
 }
 
 TEST_CASE("timer_service at the ends of a 32-bit millisecond clock, 1 ms and 3 s resolution", "[chrono][edges]") {

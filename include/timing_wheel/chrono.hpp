@@ -111,6 +111,11 @@ class timer_service {
   using resolution_type = Resolution;                  ///< the type of one tick's length
   using queue_type = Queue<detail::service_entry<T>>;  ///< the queue underneath
   static_assert(timer_queue<queue_type>, "Queue<U> must be a timer_queue");
+  static_assert(std::is_integral_v<typename duration::rep> && std::is_integral_v<typename Resolution::rep>,
+                "timer_service counts time in integers: the clock's and the resolution's rep must be integral");
+  static_assert(std::ratio_divide<typename Resolution::period, typename duration::period>::num <=
+                    INTMAX_MAX / std::ratio_divide<typename Resolution::period, typename duration::period>::den,
+                "the ratio between the resolution's period and the clock's is too fine to convert exactly");
 
   /// Effects: a service whose tick 0 is `epoch`, one tick lasting `resolution`. Requires: resolution > 0
   /// (asserted); in a build without assertions, a resolution that is not positive is taken as Resolution(1).
@@ -303,13 +308,13 @@ class timer_service {
     return epoll_timeout_ms(time_until_next(now), cap);
   }
 
-  /// Effects: fires every timer due at `now`, in order, calling on_fire(T&) or on_fire(time_point due, T&) with
-  /// the payload in place (a one-shot payload may be moved from; it is destroyed afterwards). Callbacks may
-  /// schedule, cancel and reschedule, their own timer included; what they make due by `now` fires in this poll.
-  /// A `now` whose tick the service has already passed fires nothing. A poll at time_point::max() fires every
-  /// pending timer: no later poll can come. If on_fire throws, its timer counts as fired (a
-  /// periodic one is rearmed first), the exception propagates and the rest stay pending for the next poll. Returns: how
-  /// many timers fired. Requires: not called from a callback.
+  /// Effects: fires every timer due at `now`, in order, calling on_fire(T&) or on_fire(time_point due, T&) (due:
+  /// time_of() the tick it fires in, its time point rounded up to the resolution) with the payload in place (a one-shot
+  /// payload may be moved from; it is destroyed afterwards). Callbacks may schedule, cancel and reschedule, their own
+  /// timer included; what they make due by `now` fires in this poll. A `now` whose tick the service has already passed
+  /// fires nothing. A poll at time_point::max() fires every pending timer: no later poll can come. If on_fire throws,
+  /// its timer counts as fired (a periodic one is rearmed first), the exception propagates and the rest stay pending
+  /// for the next poll. Returns: how many timers fired. Requires: not called from a callback.
   template <class F>
   requires std::invocable<F&, T&> || std::invocable<F&, time_point, T&> std::size_t poll(time_point now, F&& on_fire) {
     if (now < m_epoch) return 0;
@@ -345,12 +350,10 @@ class timer_service {
   [[nodiscard]] tick tick_at_or_before(time_point when) const noexcept { return to_tick(when, false); }
   /// Returns: the time point tick `at` starts at (never before it), or time_point::max() past the clock's range.
   [[nodiscard]] time_point time_of(tick at) const noexcept {
-    using rep = typename Resolution::rep;
-    const auto step = static_cast<std::uint64_t>(m_resolution.count());
-    if (at > static_cast<std::uint64_t>(std::numeric_limits<rep>::max()) / step) return time_point::max();
-    const Resolution offset(static_cast<rep>(at * step));
-    if (offset > in_resolution(distance(m_epoch, time_point::max()).span, false)) return time_point::max();
-    return m_epoch + std::chrono::ceil<duration>(offset);  // never before the tick's true start
+    if (at == last_tick) return time_point::max();       // where due times past the tick range go
+    const std::optional<duration> offset = span_of(at);  // rounded up: never before the tick's true start
+    if (!offset || *offset > distance(m_epoch, time_point::max()).span) return time_point::max();
+    return m_epoch + *offset;
   }
 
  private:
@@ -450,7 +453,7 @@ class timer_service {
       case missed_period::skip: {
         // The first due + k * period whose tick is after `to`, i.e. strictly after the start of tick `to`.
         const time_point reach = time_of(to);
-        const auto periods = distance(record.due, reach).span / record.period + 1;
+        const std::uint64_t periods = static_cast<std::uint64_t>(distance(record.due, reach).span / record.period) + 1;
         std::optional<time_point> candidate = add_periods(record.due, record.period, periods);
         while (candidate && tick_at_or_after(*candidate) <= to) candidate = add(*candidate, record.period);
         return candidate;
@@ -467,14 +470,14 @@ class timer_service {
     return t + d;
   }
   [[nodiscard]] static std::optional<time_point> add_periods(time_point t, duration period,
-                                                             typename duration::rep count) noexcept {
-    if (count > distance(t, time_point::max()).span / period) return std::nullopt;
-    return add(t, period * count);
+                                                             std::uint64_t count) noexcept {
+    if (count > static_cast<std::uint64_t>(distance(t, time_point::max()).span / period)) return std::nullopt;
+    return add(t, period * static_cast<typename duration::rep>(count));
   }
 
   // A period a periodic timer may have: positive and at least one resolution.
   [[nodiscard]] duration shortest_period() const noexcept {
-    return std::max(std::chrono::ceil<duration>(m_resolution), duration(1));
+    return std::max(span_of(1).value_or(duration::max()), duration(1));
   }
   [[nodiscard]] bool period_fits(duration period) const noexcept { return period >= shortest_period(); }
 
@@ -502,13 +505,41 @@ class timer_service {
     return ticks;
   }
 
-  // A clock duration >= 0 in whole resolution units, rounded up or down, at most Resolution::max(): a resolution
-  // finer than the clock's multiplies, and distances across the clock's range do not fit.
+  // Conversions between clock units and resolution units, in unsigned integers: exact wherever the result fits,
+  // saturated where it does not, never an overflow (a resolution finer than the clock's, a narrow rep, or a ratio
+  // like a third of a second multiplies). For the usual case, ms or us on a nanosecond clock, a division by a
+  // constant, and by `step` only when a tick is longer than one unit: a division instruction takes tens of cycles
+  // (a conversion took 2.0 ns through std::chrono's rounding, 1.25 now).
+  using clock_units_per_unit = std::ratio_divide<typename Resolution::period, typename duration::period>;
+  static constexpr auto unit_num = static_cast<std::uint64_t>(clock_units_per_unit::num);
+  static constexpr auto unit_den = static_cast<std::uint64_t>(clock_units_per_unit::den);
+  static constexpr std::uint64_t too_many = UINT64_MAX;
+
+  // A clock duration >= 0 in whole resolution units, rounded up or down; too_many when that does not fit.
+  [[nodiscard]] static std::uint64_t units_in(duration span, bool round_up) noexcept {
+    const auto count = static_cast<std::uint64_t>(span.count());
+    if (unit_den > 1 && count > too_many / unit_den) return too_many;
+    const std::uint64_t scaled = count * unit_den;
+    return scaled / unit_num + (round_up && scaled % unit_num != 0 ? 1 : 0);
+  }
+  // As units_in, as a Resolution, at most Resolution::max().
   [[nodiscard]] static Resolution in_resolution(duration span, bool round_up) noexcept {
-    if constexpr (std::ratio_greater_v<typename duration::period, typename Resolution::period>) {
-      if (span > std::chrono::floor<duration>(Resolution::max())) return Resolution::max();
-    }
-    return round_up ? std::chrono::ceil<Resolution>(span) : std::chrono::floor<Resolution>(span);
+    const std::uint64_t units = units_in(span, round_up);
+    if (units > static_cast<std::uint64_t>(Resolution::max().count())) return Resolution::max();
+    return Resolution(static_cast<typename Resolution::rep>(units));
+  }
+  // The clock duration `ticks` ticks last, rounded up; nullopt past duration::max().
+  [[nodiscard]] std::optional<duration> span_of(tick ticks) const noexcept {
+    const auto step = static_cast<std::uint64_t>(m_resolution.count());
+    if (ticks > too_many / step) return std::nullopt;
+    const std::uint64_t units = ticks * step;
+    // units * num / den, rounded up, without forming units * num: (q * den + r) * num / den.
+    const std::uint64_t whole = units / unit_den;
+    const std::uint64_t part = units % unit_den;
+    if (whole > too_many / unit_num) return std::nullopt;
+    const std::uint64_t count = whole * unit_num + (part * unit_num + unit_den - 1) / unit_den;
+    if (count < whole * unit_num || count > static_cast<std::uint64_t>(duration::max().count())) return std::nullopt;
+    return duration(static_cast<typename duration::rep>(count));
   }
 
   // The tick a due time rounds to when its count of ticks does not fit in one (a resolution finer than the
@@ -518,26 +549,11 @@ class timer_service {
 
   // Requires: since >= 0.
   [[nodiscard]] tick units_to_tick(duration since, bool round_up) const noexcept {
+    const std::uint64_t units = units_in(since, round_up);
+    if (units == too_many) return round_up ? last_tick : last_tick - 1;
     const auto step = static_cast<std::uint64_t>(m_resolution.count());
-    if constexpr (std::is_integral_v<typename duration::rep>) {
-      // Integers throughout: units = since * den / num, rounded, exact wherever a tick count fits. For the usual
-      // case, a resolution unit of a whole number of clock units (ms or us on a nanosecond clock), that is a
-      // division by a constant, and the division by `step` only comes when a tick is longer than one unit: a
-      // division instruction takes tens of cycles (a conversion took 2.0 ns with it, 1.25 without).
-      using clock_units_per_unit = std::ratio_divide<typename Resolution::period, typename duration::period>;
-      constexpr auto num = static_cast<std::uint64_t>(clock_units_per_unit::num);
-      constexpr auto den = static_cast<std::uint64_t>(clock_units_per_unit::den);
-      const auto count = static_cast<std::uint64_t>(since.count());
-      if (den > 1 && count > UINT64_MAX / den) return round_up ? last_tick : last_tick - 1;
-      const std::uint64_t scaled = count * den;
-      const std::uint64_t units = scaled / num + (round_up && scaled % num != 0 ? 1 : 0);
-      if (step == 1) return units;
-      return units / step + (round_up && units % step != 0 ? 1 : 0);
-    } else {
-      const Resolution in_units = in_resolution(since, round_up);
-      const auto count = static_cast<std::uint64_t>(in_units.count());
-      return count / step + (round_up && count % step != 0 ? 1 : 0);
-    }
+    if (step == 1) return units;
+    return units / step + (round_up && units % step != 0 ? 1 : 0);
   }
 
   std::uint32_t acquire_record() {
