@@ -188,6 +188,15 @@ TEST_CASE("epoll_timeout_ms rounds up, caps, and never returns 0 for a timer not
   REQUIRE(epoll_timeout_ms(std::optional<std::chrono::hours>(100000h)) == INT32_MAX);
   REQUIRE(epoll_timeout_ms(std::optional<std::chrono::seconds>(10s), 250ms) == 250);
   REQUIRE(epoll_timeout_ms(std::optional<std::chrono::nanoseconds>(1ns), 0ms) == 1);
+  // Reps and periods where one of the two conversions overflows: INT_MAX ms in 32-bit nanoseconds, hours::max() in
+  // milliseconds, thirds of a second.
+  REQUIRE(epoll_timeout_ms(std::optional<std::chrono::duration<std::int32_t, std::nano>>(INT32_MAX)) == 2148);
+  REQUIRE(epoll_timeout_ms(std::optional<std::chrono::hours>(std::chrono::hours::max())) == INT32_MAX);
+  REQUIRE(epoll_timeout_ms(std::optional<std::chrono::hours>(std::chrono::hours::max()), 5ms) == 5);
+  using thirds = std::chrono::duration<std::int64_t, std::ratio<1, 3>>;
+  REQUIRE(epoll_timeout_ms(std::optional<thirds>(7)) == 2334);
+  REQUIRE(epoll_timeout_ms(std::optional<thirds>(7), 2333ms) == 2333);
+  REQUIRE(epoll_timeout_ms(std::optional<thirds>(thirds::max())) == INT32_MAX);
 }
 
 TEST_CASE("a clock stepping backwards fires nothing and loses nothing", "[chrono]") {

@@ -76,8 +76,12 @@ template <class Rep, class Period>
   if (*wait <= std::chrono::duration<Rep, Period>::zero()) return 0;
   const auto limit =
       std::max<std::chrono::milliseconds::rep>(1, std::min<std::chrono::milliseconds::rep>(cap.count(), INT_MAX));
-  if (*wait >= std::chrono::duration_cast<std::chrono::duration<Rep, Period>>(std::chrono::milliseconds(limit))) {
-    return static_cast<int>(limit);
+  // Converted the way that divides, never multiplies: a 32-bit count of nanoseconds holds no INT_MAX milliseconds,
+  // and a count of hours may hold more milliseconds than an int64 does.
+  if constexpr (std::ratio_greater_v<Period, std::milli>) {
+    if (*wait > std::chrono::floor<std::chrono::duration<Rep, Period>>(std::chrono::milliseconds(limit))) {
+      return static_cast<int>(limit);
+    }
   }
   const auto ms = std::chrono::ceil<std::chrono::milliseconds>(*wait).count();
   return static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(ms, 1, limit));
