@@ -534,13 +534,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
+  // (The level's bit goes without a branch: whether a ring empties is a coin toss on a sparse wheel, and the branch
+  // mispredicted a twentieth of the backtest's mispredicted branches.)
   TIMING_WHEEL_HOT void slot_emptied(std::uint32_t list, ring_role role) noexcept {
     if (spreads && role.spread) {
       m_rings.spread[role.level].reset(list & slot_mask);
-      if (!m_rings.spread[role.level].any()) m_rings.spread_used &= ~(tick{1} << role.level);
+      m_rings.spread_used &= ~(tick{!m_rings.spread[role.level].any()} << role.level);
     } else {
       m_rings.occupied[role.level].reset(list & slot_mask);
-      if (!m_rings.occupied[role.level].any()) m_rings.levels_used &= ~(tick{1} << role.level);
+      m_rings.levels_used &= ~(tick{!m_rings.occupied[role.level].any()} << role.level);
     }
   }
 
