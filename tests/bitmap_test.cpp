@@ -91,13 +91,13 @@ TEST_CASE("bitmap: every query matches a model, at sizes of one word and many", 
   check_against_model<1>(seed);
   check_against_model<60>(seed);
   check_against_model<64>(seed);
-  check_against_model<65>(seed);
+  check_against_model<65>(seed);  // the smallest ring with a summary word
   check_against_model<256>(seed);
-  check_against_model<448>(seed);  // the largest ring without one: find_first() masks 7 words
-  check_against_model<512>(seed);  // the smallest ring with a summary word
+  check_against_model<448>(seed);
+  check_against_model<512>(seed);
   check_against_model<1000>(seed);
   check_against_model<4096>(seed);
-  check_against_model<4097>(seed);
+  check_against_model<4097>(seed);  // the smallest ring past the summary's 64 words: the loop over words
 }
 
 TEST_CASE("bitmap: the next set bit is found across empty words and at the last slot", "[bitmap]") {

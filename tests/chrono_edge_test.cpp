@@ -268,7 +268,7 @@ void check_tick_rounding(Resolution resolution, std::uint64_t seed) {
   for (int i = 0; i < 2000; ++i) {
     check(duration(static_cast<typename duration::rep>(r.below(limit) >> r.below(64))));
   }
-  // Around the first ticks: 0, 1 and 2 ticks' length in clock units, and one clock unit either side.
+  // Around the first ticks: 1, 2 and 3 ticks' length in clock units, and one clock unit either side.
   const duration tick_length = std::chrono::ceil<duration>(resolution);
   for (int ticks = 1; ticks <= 3; ++ticks) {
     for (const duration offset : {duration(-1), duration(0), duration(1)}) check(tick_length * ticks + offset);

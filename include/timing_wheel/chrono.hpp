@@ -518,12 +518,14 @@ class timer_service {
   static constexpr auto unit_den = static_cast<std::uint64_t>(clock_units_per_unit::den);
   static constexpr std::uint64_t too_many = UINT64_MAX;
 
+  [[nodiscard]] static constexpr std::uint64_t divided(std::uint64_t n, std::uint64_t d, bool round_up) noexcept {
+    return n / d + (round_up && n % d != 0 ? 1 : 0);
+  }
   // A clock duration >= 0 in whole resolution units, rounded up or down; too_many when that does not fit.
   [[nodiscard]] static std::uint64_t units_in(duration span, bool round_up) noexcept {
     const auto count = static_cast<std::uint64_t>(span.count());
     if (unit_den > 1 && count > too_many / unit_den) return too_many;
-    const std::uint64_t scaled = count * unit_den;
-    return scaled / unit_num + (round_up && scaled % unit_num != 0 ? 1 : 0);
+    return divided(count * unit_den, unit_num, round_up);
   }
   // As units_in, as a Resolution, at most Resolution::max().
   [[nodiscard]] static Resolution in_resolution(duration span, bool round_up) noexcept {
@@ -540,7 +542,7 @@ class timer_service {
     const std::uint64_t whole = units / unit_den;
     const std::uint64_t part = units % unit_den;
     if (whole > too_many / unit_num) return std::nullopt;
-    const std::uint64_t count = whole * unit_num + (part * unit_num + unit_den - 1) / unit_den;
+    const std::uint64_t count = whole * unit_num + divided(part * unit_num, unit_den, true);
     if (count < whole * unit_num || count > static_cast<std::uint64_t>(duration::max().count())) return std::nullopt;
     return duration(static_cast<typename duration::rep>(count));
   }
@@ -556,7 +558,7 @@ class timer_service {
     if (units == too_many) return round_up ? last_tick : last_tick - 1;
     const auto step = static_cast<std::uint64_t>(m_resolution.count());
     if (step == 1) return units;
-    return units / step + (round_up && units % step != 0 ? 1 : 0);
+    return divided(units, step, round_up);
   }
 
   std::uint32_t acquire_record() {
