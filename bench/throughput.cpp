@@ -2,7 +2,8 @@
 // the (deadline, id) sequence fired against the reference (a sort of the inputs, or min_heap's run), so a fast but
 // wrong structure fails instead of winning.
 //   W1 bulk:   insert N timers due in [1, 2^20), then fire them all, in one advance ("jump") or one tick per
-//              advance ("tick"); counters insert_ns and fire_ns per timer.
+//              advance ("tick"); counters insert_ns and fire_ns per timer. Inserting includes the first touch of
+//              the memory reserve() took (fresh pages every repetition, as in a new process: see main()).
 //   W3 network timeouts: 10^6 live 30 s timeouts; each op reschedules a random one to now + 30 s; 1 ms passes
 //              every 1000 ops; then a final drain. Counters ns_per_op, and heap_bytes (live malloc bytes) per timer.
 //   W5 sparse idle: 1000 timers over [1, 4096 * 2^k); 4096 advances of 2^k ticks; ns per advance, k = 10, 20, 30.
@@ -267,6 +268,11 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // glibc raises its mmap threshold to the size of each large block freed, so whether a repetition's reserve() gets
+  // fresh pages (8 us a first-touch fault on this VM) or reuses warm ones depended on the blocks the structures
+  // before it freed: W1's inserts at 10^6 read 29 ns for one wheel and 8 for another with the same code. A fixed
+  // threshold gives every large block fresh pages, every repetition, every structure, as a new process gets them.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
