@@ -14,10 +14,10 @@ import sys
 
 # Ratios are against BASE, the lean 4-ary heap: what a user writes in an afternoon.
 BASE = "lean_4ary_heap"
-ORDER = ["hierarchical_wheel", "hierarchical_wheel_6x12", "hierarchical_wheel_coarse", "lean_4ary_heap", "textbook_wheel", "flat_wheel_4096",
+ORDER = ["hierarchical_wheel", "hierarchical_wheel_8x8", "hierarchical_wheel_coarse", "lean_4ary_heap", "textbook_wheel", "flat_wheel_4096",
          "min_heap",
          "priority_queue_tombstones", "std_multimap", "absl_btree_map", "boost_d_ary_heap"]
-COLOURS = {"lean_4ary_heap": "#000000", "textbook_wheel": "#bcbd22", "hierarchical_wheel": "#1f77b4", "hierarchical_wheel_6x12": "#17becf", "hierarchical_wheel_coarse": "#aec7e8", "flat_wheel_4096": "#ff7f0e",
+COLOURS = {"lean_4ary_heap": "#000000", "textbook_wheel": "#bcbd22", "hierarchical_wheel": "#1f77b4", "hierarchical_wheel_8x8": "#17becf", "hierarchical_wheel_coarse": "#aec7e8", "flat_wheel_4096": "#ff7f0e",
            "min_heap": "#d62728", "priority_queue_tombstones": "#9467bd", "std_multimap": "#8c564b",
            "absl_btree_map": "#2ca02c", "boost_d_ary_heap": "#7f7f7f"}
 BACKTEST_NAMES = {"wheel": "hierarchical_wheel", "heap": "min_heap", "lean": "lean_4ary_heap",

@@ -50,7 +50,7 @@ struct structure {
 };
 
 inline constexpr char wheel_name[] = "hierarchical_wheel";
-inline constexpr char wide_name[] = "hierarchical_wheel_6x12";
+inline constexpr char narrow_name[] = "hierarchical_wheel_8x8";
 inline constexpr char coarse_name[] = "hierarchical_wheel_coarse";
 inline constexpr char flat_name[] = "flat_wheel_4096";
 inline constexpr char heap_name[] = "min_heap";
@@ -62,8 +62,9 @@ inline constexpr char lean_heap_name[] = "lean_4ary_heap";
 inline constexpr char textbook_name[] = "textbook_wheel";
 
 using exact_wheel = structure<timing_wheel::hierarchical_wheel<payload>, wheel_name>;
-// Levels of 4,096 slots: timers due within 4,096 ticks never move (docs/design.md, "Geometry").
-using wide_wheel = structure<timing_wheel::hierarchical_wheel<payload, 6, 12>, wide_name>;
+// The default shape before 6 x 4,096: a 62 KB object instead of 0.7 MB, faster when timers are sparse
+// (docs/design.md, "Geometry").
+using narrow_wheel = structure<timing_wheel::hierarchical_wheel<payload, 8, 8>, narrow_name>;
 using coarse_wheel =
     structure<timing_wheel::hierarchical_wheel<payload, 6, 6, timing_wheel::precision::coarse>, coarse_name, false>;
 using flat = structure<timing_wheel::flat_wheel<payload, 4096>, flat_name, true, true>;
@@ -83,7 +84,7 @@ using boost_heap = structure<boost_heap_queue<payload>, boost_name>;
 template <class F>
 void for_each_structure(F&& f) {
   f.template operator()<exact_wheel>();
-  f.template operator()<wide_wheel>();
+  f.template operator()<narrow_wheel>();
   f.template operator()<coarse_wheel>();
   f.template operator()<lean>();
   f.template operator()<textbook>();

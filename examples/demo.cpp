@@ -69,7 +69,7 @@ outcome run(const char* name) {
 
 int main() {
   std::puts("A simulated hour of 50,000 connections with 30 s idle timeouts (1 tick = 1 ms):");
-  const outcome wheel = run<timing_wheel::hierarchical_wheel<std::uint32_t>>("hierarchical_wheel<8 x 256, exact>");
+  const outcome wheel = run<timing_wheel::hierarchical_wheel<std::uint32_t>>("hierarchical_wheel<6 x 4096, exact>");
   const outcome flat = run<timing_wheel::flat_wheel<std::uint32_t, 4096>>("flat_wheel<4096 slots>");
   const outcome heap = run<timing_wheel::min_heap<std::uint32_t>>("min_heap");
   const bool same = wheel.checksum == flat.checksum && wheel.checksum == heap.checksum && wheel.fired == heap.fired;

@@ -4,7 +4,7 @@
 #include <string>
 
 int main() {
-  timing_wheel::hierarchical_wheel<std::string> timers;  // 8 levels x 256 slots, exact, now() == 0
+  timing_wheel::hierarchical_wheel<std::string> timers;  // 6 levels x 4,096 slots, exact, now() == 0
 
   timers.insert(250, "flush the log");
   auto heartbeat = timers.insert(1'000, "send heartbeat");

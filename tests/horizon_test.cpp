@@ -9,7 +9,7 @@ using timing_wheel::hierarchical_wheel;
 using timing_wheel::precision;
 using timing_wheel::tick;
 
-static_assert(hierarchical_wheel<int>::slots == 256);
+static_assert(hierarchical_wheel<int>::slots == 4096);
 static_assert(hierarchical_wheel<int>::horizon == UINT64_MAX);  // the default covers every tick
 static_assert(hierarchical_wheel<int, 6, 6>::slots == 64);
 static_assert(hierarchical_wheel<int, 6, 6>::horizon == tick{1} << 36);
@@ -19,7 +19,8 @@ static_assert(hierarchical_wheel<int, 11, 6>::active_levels == 11);
 static_assert(hierarchical_wheel<int, 20, 6>::active_levels == 11);  // levels past bit 63 are not built
 static_assert(hierarchical_wheel<int, 2, 3>::horizon == 64);
 static_assert(hierarchical_wheel<int, 6, 6>::granule(0) == 1 && hierarchical_wheel<int, 6, 6>::granule(2) == 4096);
-static_assert(hierarchical_wheel<int>::granule(2) == 65536);
+static_assert(hierarchical_wheel<int>::granule(2) == tick{1} << 24);
+static_assert(hierarchical_wheel<int, 8, 8>::slots == 256 && hierarchical_wheel<int, 8, 8>::horizon == UINT64_MAX);
 static_assert(hierarchical_wheel<int, 6, 6, precision::coarse>::granule(2) == 64);  // 8x per level
 static_assert(hierarchical_wheel<int, 6, 6, precision::coarse>::horizon == tick{62} << 15);
 

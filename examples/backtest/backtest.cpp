@@ -11,7 +11,7 @@
 // prints one line: events N timers M order ok events/s X peak-live L
 // where M counts every timer fired (market events and follow-ups), then, with --rss, a line "peak-rss-kb K".
 // Exits 1 if the order check or the count fails. Built in bench/ (timing_wheel_backtest), it also races the
-// benchmark baselines: --queue lean|textbook|pq|multimap|btree|boost|flat.
+// benchmark baselines: --queue wheel-8x8|lean|textbook|pq|multimap|btree|boost|flat.
 #include <timing_wheel/hierarchical_wheel.hpp>
 #include <timing_wheel/min_heap.hpp>
 #ifdef TIMING_WHEEL_BACKTEST_BASELINES
@@ -184,6 +184,8 @@ int main(int argc, char** argv) {
   } else if (opt.queue == "heap") {
     out = run<timing_wheel::min_heap<timer>>(opt);
 #ifdef TIMING_WHEEL_BACKTEST_BASELINES
+  } else if (opt.queue == "wheel-8x8") {
+    out = run<timing_wheel::hierarchical_wheel<timer, 8, 8>>(opt);
   } else if (opt.queue == "pq") {
     out = run<bench::tombstone_queue<timer>>(opt);
   } else if (opt.queue == "multimap") {

@@ -73,12 +73,12 @@ using geometry_of =
 /// due time. Nothing is ever rejected. Single-threaded: one queue belongs to one thread. `Instr`: an
 /// instrumentation policy (instrumentation.hpp); the default counts nothing and costs nothing.
 ///
-///     timing_wheel::hierarchical_wheel<std::string> timers;   // 8 levels of 256 slots, exact
+///     timing_wheel::hierarchical_wheel<std::string> timers;   // 6 levels of 4,096 slots, exact
 ///     auto h = timers.insert(1'000'000, "session timeout");
 ///     timers.reschedule(h, 2'000'000);                          // O(1)
 ///     while (auto due = timers.next_expiration())               // found from the bitmaps
 ///       timers.advance(*due, [](timing_wheel::tick, std::string&& what) { /* ... */ });
-template <class T, std::size_t Levels = 8, std::size_t Bits = 8, precision P = precision::exact,
+template <class T, std::size_t Levels = 6, std::size_t Bits = 12, precision P = precision::exact,
           class Instr = no_instrumentation>
 class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, Instr> {
   static_assert(Levels >= 1, "hierarchical_wheel needs at least one level");
@@ -359,7 +359,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     tick spread_used = 0;  // bit L set while level L's spread ring holds a timer
 
     // Back to the state of a new wheel, in place: `rings = {}` and std::exchange build a temporary as large as the
-    // rings (62 KB for the default shape, 0.7 MB for 6 x 12) on the stack, more than a small thread's or a
+    // rings (0.7 MB for the default shape, 62 KB for 8 x 8) on the stack, more than a small thread's or a
     // coroutine's stack holds.
     void reset() noexcept {
       lists.fill(detail::chunk_list{});
