@@ -13,7 +13,6 @@
 #include <optional>
 #include <tuple>
 #include <typeinfo>
-#include <utility>
 #include <vector>
 
 namespace {
@@ -120,9 +119,7 @@ int count_failures(std::tuple<Q...>*) {
 }
 
 int main() {
-  // (The default wheel's 6 x 4,096 shape is kept out of all_queues for compile time; it runs here as well.)
-  using queues = decltype(std::tuple_cat(std::declval<timing_wheel_test::all_queues<std::uint64_t>>(),
-                                         std::declval<std::tuple<timing_wheel::hierarchical_wheel<std::uint64_t>>>()));
+  using queues = timing_wheel_test::all_queues_and_default<std::uint64_t>;
   const int failed = count_failures(static_cast<queues*>(nullptr));
   std::printf("%d passed, %d failed\n", static_cast<int>(std::tuple_size_v<queues>) - failed, failed);
   return failed == 0 ? 0 : 1;

@@ -13,7 +13,6 @@
 #include <new>
 #include <tuple>
 #include <typeinfo>
-#include <utility>
 #include <vector>
 
 namespace {
@@ -135,11 +134,7 @@ int count_failures(std::tuple<Q...>*) {
          (0 + ... + (fixed_capacity_allocates_nothing<Q>() ? 0 : 1));
 }
 
-// The shapes every behaviour is tested on, and the default wheel's 6 x 4,096 (kept out of all_queues for compile
-// time).
-using queues_checked =
-    decltype(std::tuple_cat(std::declval<timing_wheel_test::all_queues<std::uint64_t>>(),
-                            std::declval<std::tuple<timing_wheel::hierarchical_wheel<std::uint64_t>>>()));
+using queues_checked = timing_wheel_test::all_queues_and_default<std::uint64_t>;
 
 int main() {
   constexpr int queues = 2 * std::tuple_size_v<queues_checked> + 1;

@@ -37,7 +37,7 @@ using all_queues = std::tuple<min_heap<T>, flat_wheel<T, 256>, flat_wheel<T, 60>
                               hierarchical_wheel<T, 2, 3>, hierarchical_wheel<T, 1, 8>, coarse_6x6<T>,
                               hierarchical_wheel<T, 2, 3, precision::coarse>>;
 
-// Wide levels (512 to 4,096 slots, a summary word over each bitmap; the top level of the default 6x12 and of 8x12
+// Wide levels (1,024 and 4,096 slots, a summary word over each bitmap; the top level of the default 6x12 and of 8x12
 // reaches bit 63, 3x10 keeps an overflow heap): random-tested against the model and fuzzed beside the shapes above,
 // but kept out of the lists every behaviour's test instantiates (one 6x12 there made a test file 16% slower to
 // compile, and compiling is most of CI's time). The default shape is also what every test of the std::chrono, Asio,
@@ -46,6 +46,11 @@ template <class T>
 using wide_exact_queues = std::tuple<hierarchical_wheel<T>, hierarchical_wheel<T, 3, 10>>;
 template <class T>
 using wide_coarse_queues = std::tuple<hierarchical_wheel<T, 8, 12, precision::coarse>>;
+// all_queues and the default wheel, for the programs of their own that every shape must pass (allocation failure,
+// no allocation after reserve).
+template <class T>
+using all_queues_and_default =
+    decltype(std::tuple_cat(std::declval<all_queues<T>>(), std::declval<std::tuple<hierarchical_wheel<T>>>()));
 template <class T>
 using randomised_exact_queues =
     decltype(std::tuple_cat(std::declval<exact_queues<T>>(), std::declval<wide_exact_queues<T>>()));
