@@ -117,6 +117,20 @@ TEST_CASE("a timer never fires before its time point, and fires at the first pol
       "exact wheel, 3 us");
 }
 
+TEST_CASE("emplace_at builds the payload in place and fires it as schedule_at would", "[chrono]") {
+  timing_wheel::timer_service<std::pair<int, std::unique_ptr<int>>, manual_clock> timers(time_point{});
+  auto owned = std::make_unique<int>(7);
+  const timer_handle second = timers.emplace_at(time_point{} + 2ms, 2, std::move(owned));
+  timers.emplace_at(time_point{} + 1ms, 1, nullptr);
+  CHECK(owned == nullptr);  // taken once the timer is in
+  CHECK(timers.size() == 2);
+  CHECK(timers.expiry(second) == time_point{} + 2ms);
+  std::vector<std::pair<int, int>> fired;  // id, what its pointer held (-1: none)
+  timers.poll(time_point{} + 5ms,
+              [&](std::pair<int, std::unique_ptr<int>>& p) { fired.emplace_back(p.first, p.second ? *p.second : -1); });
+  CHECK(fired == std::vector<std::pair<int, int>>{{1, -1}, {2, 7}});
+}
+
 TEST_CASE("timer_service over every queue fires the same sequence", "[chrono][differential]") {
   const std::uint64_t seed = timing_wheel_test::seed_or(20261202);
   INFO("replay with TIMING_WHEEL_SEED=" << seed);

@@ -50,6 +50,12 @@ template <class T>
 struct service_entry {
   T value;
   std::uint32_t periodic;  // index of its periodic record, or not_periodic
+
+  service_entry(T&& v, std::uint32_t record) : value(std::move(v)), periodic(record) {}
+  // A one-shot timer's payload built in place (timer_service::emplace_at).
+  template <class... Args>
+  explicit service_entry(std::in_place_t, Args&&... args)
+      : value(std::forward<Args>(args)...), periodic(not_periodic) {}
 };
 
 template <class U>
@@ -131,6 +137,13 @@ class timer_service {
   /// poll). Returns: its handle. Complexity: the queue's insert, O(1) for the wheels.
   timer_handle schedule_at(time_point when, T value) {
     return m_queue.insert(tick_at_or_after(when), entry{std::move(value), detail::not_periodic});
+  }
+
+  /// As schedule_at, constructing the payload in place from `args`: if the queue cannot allocate, bad_alloc leaves
+  /// `args` untouched (an rvalue passed in is not moved from) and the service unchanged.
+  template <class... Args>
+  timer_handle emplace_at(time_point when, Args&&... args) {
+    return m_queue.emplace(tick_at_or_after(when), std::in_place, std::forward<Args>(args)...);
   }
 
   /// Effects: schedule_at(Clock::now() + delay, value), saturating at the end of the clock's range.

@@ -68,6 +68,8 @@ template <class T>
 struct remote_entry {
   T value;
   std::uint32_t record;
+
+  remote_entry(T&& v, std::uint32_t r) : value(std::move(v)), record(r) {}
 };
 
 // The shared half of a concurrent front end: the inbox, the records that handles name, the sleep the loop
@@ -87,12 +89,14 @@ class remote_inbox {
 
   // Producer side. Returns: the handle, or a handle naming nothing (generation 0) when the inbox is full.
   // `wake_tick` is the tick the request may fire at: the loop is woken if it sleeps past it.
+  // Throws: bad_alloc, having changed nothing (the room is made before a record is taken).
   remote_handle push_schedule(When when, tick wake_tick, std::optional<T>& value) {
     bool wake = false;
     remote_handle handle{};
     {
       const std::lock_guard<std::mutex> lock(m_lock);
       if (m_inbox.size() >= m_bound) return handle;
+      if (m_inbox.size() == m_inbox.capacity()) m_inbox.reserve(std::max<std::size_t>(64, 2 * m_inbox.capacity()));
       handle = allocate();
       m_inbox.push_back(request{request_kind::schedule, handle, when, std::move(value)});
       value.reset();  // taken: nothing to hand back
@@ -114,12 +118,13 @@ class remote_inbox {
     return true;
   }
 
-  // Loop side: takes every waiting request (the loop is awake from now on, so producers need not wake it) and
-  // gives back the records of the timers that are done.
-  std::vector<request>& take(std::vector<std::uint32_t>& released) {
-    m_taken.clear();
+  // Loop side: moves every waiting request into `batch` (emptied first; the loop is awake from now on, so
+  // producers need not wake it) and gives back the records of the timers that are done. Throws nothing: `m_free`
+  // has room for every record.
+  void take(std::vector<request>& batch, std::vector<std::uint32_t>& released) noexcept {
+    batch.clear();
     const std::lock_guard<std::mutex> lock(m_lock);
-    m_inbox.swap(m_taken);
+    m_inbox.swap(batch);
     for (const std::uint32_t index : released) {
       ++m_generations[index];  // odd (in use) to even (free)
       m_free.push_back(index);
@@ -128,7 +133,6 @@ class remote_inbox {
     m_asleep_until = 0;
     m_no_deadline = false;
     m_wake_sent = false;
-    return m_taken;
   }
   // Loop side, just before it sleeps: announces the tick it will wake at (nullopt: only a request wakes it),
   // unless requests arrived in the meantime. Returns: false if requests wait (apply them and ask again).
@@ -152,6 +156,11 @@ class remote_inbox {
       m_free.pop_back();
     } else {
       if (m_generations.size() >= UINT32_MAX) throw_bad_alloc();
+      if (m_generations.size() == m_generations.capacity()) {
+        const std::size_t grown = std::max<std::size_t>(64, 2 * m_generations.capacity());
+        m_free.reserve(grown);  // take() gives every record back without allocating
+        m_generations.reserve(grown);
+      }
       index = static_cast<std::uint32_t>(m_generations.size());
       m_generations.push_back(0);
     }
@@ -170,7 +179,6 @@ class remote_inbox {
 
   mutable std::mutex m_lock;
   std::vector<request> m_inbox;
-  std::vector<request> m_taken;  // the loop's: the last batch taken, its capacity reused
   std::vector<std::uint32_t> m_generations;
   std::vector<std::uint32_t> m_free;
   tick m_asleep_until = 0;     // 0: the loop is awake and will look at the inbox before it sleeps
@@ -194,39 +202,27 @@ class remote_loop {
   [[nodiscard]] inbox_type& inbox() noexcept { return m_inbox; }
   [[nodiscard]] const inbox_type& inbox() const noexcept { return m_inbox; }
 
-  // insert(when, remote_entry<T>&&) schedules into the target and returns its timer_handle; the target's
-  // cancel(timer_handle) and reschedule(timer_handle, When) do the rest.
+  // insert(when, T&&, record) schedules into the target, building its entry in place, and returns its
+  // timer_handle; the target's cancel(timer_handle) and reschedule(timer_handle, When) do the rest.
+  // If the target throws (bad_alloc), the request that failed and those after it stay, in order, for the next
+  // apply(), which starts with them: an accepted request is never lost (a payload whose insertion failed is still
+  // in its request: the targets allocate before they move it).
   template <class Target, class Insert>
   void apply(Target& target, Insert&& insert) {
-    for (typename inbox_type::request& request : m_inbox.take(m_released)) {
-      ++m_stats.requests;
-      const remote_handle handle = request.handle;
-      if (request.kind == request_kind::schedule) {
-        if (handle.index >= m_records.size()) grow_records(handle.index);
-        m_records[handle.index] = {handle.generation,
-                                   insert(request.when, remote_entry<T>{std::move(*request.value), handle.index})};
-        continue;
-      }
-      if (handle.index >= m_records.size() || m_records[handle.index].generation != handle.generation ||
-          handle.generation == 0) {
-        ++m_stats.ignored;
-        continue;
-      }
-      record& held = m_records[handle.index];
-      if (request.kind == request_kind::cancel) {
-        static_cast<void>(target.cancel(held.timer));
-        done(handle.index);
-      } else {
-        static_cast<void>(target.reschedule(held.timer, request.when));
-      }
-    }
+    if (m_applied < m_batch.size()) apply_batch(target, insert);  // what a throw left
+    m_inbox.take(m_batch, m_released);
+    m_applied = 0;
+    apply_batch(target, insert);
   }
   // Records are handed out in order from the producers' side: growing to fit each new one alone called the
   // vector's resize once a request (about 40 of the loop's 640 instructions a request in a throughput run).
+  // m_released grows with them: done() runs as a timer fires, where an allocation failing would lose it.
   [[gnu::cold]] void grow_records(std::uint32_t index) {
-    m_records.resize(std::max(std::size_t{index} + 1, 2 * m_records.size()));
+    const std::size_t grown = std::max(std::size_t{index} + 1, 2 * m_records.size());
+    m_released.reserve(grown);
+    m_records.resize(grown);
   }
-  void done(std::uint32_t index) {
+  void done(std::uint32_t index) noexcept {
     m_records[index].generation = 0;
     m_released.push_back(index);
   }
@@ -237,12 +233,35 @@ class remote_loop {
   }
 
  private:
+  template <class Target, class Insert>
+  void apply_batch(Target& target, Insert& insert) {
+    for (; m_applied < m_batch.size(); ++m_applied) {
+      typename inbox_type::request& request = m_batch[m_applied];
+      const remote_handle handle = request.handle;
+      if (request.kind == request_kind::schedule) {
+        if (handle.index >= m_records.size()) grow_records(handle.index);
+        m_records[handle.index] = {handle.generation, insert(request.when, std::move(*request.value), handle.index)};
+      } else if (handle.index >= m_records.size() || m_records[handle.index].generation != handle.generation ||
+                 handle.generation == 0) {
+        ++m_stats.ignored;
+      } else if (request.kind == request_kind::cancel) {
+        static_cast<void>(target.cancel(m_records[handle.index].timer));
+        done(handle.index);
+      } else {
+        static_cast<void>(target.reschedule(m_records[handle.index].timer, request.when));
+      }
+      ++m_stats.requests;
+    }
+  }
+
   struct record {
     std::uint32_t generation = 0;  // of the request that scheduled it; 0 when done
     timer_handle timer{};
   };
 
   inbox_type m_inbox;
+  std::vector<typename inbox_type::request> m_batch;  // the loop's: the requests taken, m_applied of them applied
+  std::size_t m_applied = 0;
   std::vector<record> m_records;          // the loop's
   std::vector<std::uint32_t> m_released;  // the loop's: records to hand back
   concurrent_stats m_stats;
@@ -269,6 +288,9 @@ class remote_loop {
 /// timer due at or before `now` that was scheduled before the call fires in it. The loop must ask time_until_next
 /// (or timeout_ms) right before it sleeps: that announces its wake-up, and a later request due before it calls the
 /// wake-up hook, once per sleep; requests that do not bring the wake-up forward (cancels, later timers) do not.
+/// Out of memory: a producer's call that throws bad_alloc made no request. A loop call that cannot apply a request
+/// (the queue's bad_alloc) throws it, and that request and those after it wait, in order, for the next loop call:
+/// nothing accepted is lost, and a timer whose schedule failed so still holds its payload.
 ///
 ///     timing_wheel::eventfd_wakeup wake;                         // timing_wheel/eventfd.hpp, or any callable
 ///     timing_wheel::concurrent_service<std::function<void()>> timers(std::ref(wake));
@@ -391,8 +413,8 @@ class concurrent_service {
 
  private:
   void apply() {
-    m_loop.apply(m_service, [this](time_point when, entry&& scheduled) {
-      return m_service.schedule_at(when, std::move(scheduled));
+    m_loop.apply(m_service, [this](time_point when, T&& value, std::uint32_t record) {
+      return m_service.emplace_at(when, std::move(value), record);
     });
   }
 
@@ -518,8 +540,9 @@ class concurrent_queue {
 
  private:
   void apply() {
-    m_loop.apply(m_queue,
-                 [this](tick deadline, entry&& scheduled) { return m_queue.insert(deadline, std::move(scheduled)); });
+    m_loop.apply(m_queue, [this](tick deadline, T&& value, std::uint32_t record) {
+      return m_queue.emplace(deadline, std::move(value), record);
+    });
   }
 
   queue_type m_queue;  // the loop's
