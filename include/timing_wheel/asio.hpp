@@ -38,7 +38,7 @@ struct standalone_asio {
 ///     });
 ///     timers.reschedule_after(h, std::chrono::seconds(30));   // on every read: O(1)
 ///     io.run();
-template <class Resolution = std::chrono::milliseconds>
-using asio_timer_service = basic_asio_timer_service<detail::standalone_asio, Resolution>;
+template <class Resolution = std::chrono::milliseconds, template <class> class Queue = detail::default_service_queue>
+using asio_timer_service = basic_asio_timer_service<detail::standalone_asio, Resolution, Queue>;
 
 TIMING_WHEEL_NAMESPACE_END

@@ -38,7 +38,11 @@ TIMING_WHEEL_NAMESPACE_BEGIN
 /// io_context, or a strand of a multi-threaded one (pass the strand as the executor and call the service from
 /// handlers running on it, or post to it). From other threads, post to get_executor(), or use concurrent.hpp's
 /// concurrent_service with a hook that posts a poll.
-template <class Net, class Resolution = std::chrono::milliseconds>
+///
+/// `Queue<U>` is the queue underneath: the default hierarchical_wheel<U> is a 0.7 MB object; for many executors with
+/// few timers each, an alias template of hierarchical_wheel<U, 8, 8> (62 KB) or min_heap<U> keeps each service small.
+template <class Net, class Resolution = std::chrono::milliseconds,
+          template <class> class Queue = detail::default_service_queue>
 class basic_asio_timer_service {
  public:
   using executor_type = typename Net::executor_type;               ///< where handlers run and the steady_timer waits
@@ -48,7 +52,7 @@ class basic_asio_timer_service {
   using duration = clock::duration;                                ///< a length of that clock
   using handler_type = detail::unique_function<void(error_code)>;  ///< a handler, type-erased and move-only
   /// The timer_service underneath (its one-shot handles are its own, not this service's).
-  using service_type = typename detail::armed_service<handler_type, Resolution>::service_type;
+  using service_type = typename detail::armed_service<handler_type, Resolution, Queue>::service_type;
 
   /// Effects: a service on `executor` (an io_context's, or a strand), one tick per `resolution`.
   explicit basic_asio_timer_service(executor_type executor, Resolution resolution = Resolution(1))
@@ -154,7 +158,7 @@ class basic_asio_timer_service {
               [handler = std::move(handler)]() mutable { handler(error_code(Net::operation_aborted())); });
   }
 
-  detail::armed_service<handler_type, Resolution> m_core;
+  detail::armed_service<handler_type, Resolution, Queue> m_core;
   typename Net::steady_timer m_timer;
   std::shared_ptr<const bool> m_alive =
       std::make_shared<const bool>(true);  // a wait outliving the service sees it gone

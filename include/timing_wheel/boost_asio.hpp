@@ -30,7 +30,7 @@ struct boost_asio {
 }  // namespace detail
 
 /// basic_asio_timer_service for Boost.Asio: handlers take `boost::system::error_code`.
-template <class Resolution = std::chrono::milliseconds>
-using boost_asio_timer_service = basic_asio_timer_service<detail::boost_asio, Resolution>;
+template <class Resolution = std::chrono::milliseconds, template <class> class Queue = detail::default_service_queue>
+using boost_asio_timer_service = basic_asio_timer_service<detail::boost_asio, Resolution, Queue>;
 
 TIMING_WHEEL_NAMESPACE_END

@@ -41,7 +41,10 @@ TIMING_WHEEL_NAMESPACE_BEGIN
 ///     auto h = timers.schedule_after(std::chrono::seconds(30), [] { /* idle: close the stream */ });
 ///     timers.reschedule_after(h, std::chrono::seconds(30));   // on every read: O(1)
 ///     uv_run(loop, UV_RUN_DEFAULT);
-template <class Resolution = std::chrono::milliseconds>
+///
+/// `Queue<U>` is the queue underneath: the default hierarchical_wheel<U> is a 0.7 MB object; for many loops with
+/// few timers each, an alias template of hierarchical_wheel<U, 8, 8> (62 KB) or min_heap<U> keeps each service small.
+template <class Resolution = std::chrono::milliseconds, template <class> class Queue = detail::default_service_queue>
 class uv_timer_service {
  public:
   using clock = std::chrono::steady_clock;                ///< the clock time points come from
@@ -49,7 +52,7 @@ class uv_timer_service {
   using duration = clock::duration;                       ///< a length of that clock
   using callback_type = detail::unique_function<void()>;  ///< a callback, type-erased and move-only
   /// The timer_service underneath (its one-shot handles are its own, not this service's).
-  using service_type = typename detail::armed_service<callback_type, Resolution>::service_type;
+  using service_type = typename detail::armed_service<callback_type, Resolution, Queue>::service_type;
 
   /// Effects: a service on `loop`, one tick per `resolution`. Throws: bad_alloc (also if uv_timer_init fails).
   explicit uv_timer_service(uv_loop_t* loop, Resolution resolution = Resolution(1))
@@ -155,7 +158,7 @@ class uv_timer_service {
     self->m_core.poll(clock::now(), [](callback_type& callback) { callback(); });
   }
 
-  detail::armed_service<callback_type, Resolution> m_core;
+  detail::armed_service<callback_type, Resolution, Queue> m_core;
   uv_timer_t* m_handle;  // owned until close() hands it to uv_close
 };
 

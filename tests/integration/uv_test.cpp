@@ -12,6 +12,11 @@ namespace {
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
+// The queue underneath is a parameter: one test runs the 8 x 256 wheel, a small object for many loops.
+template <class U>
+using small_wheel = timing_wheel::hierarchical_wheel<U, 8, 8>;
+static_assert(sizeof(timing_wheel::uv_timer_service<std::chrono::microseconds, small_wheel>) < 128 * 1024);
+
 struct loop_fixture {
   loop_fixture() { uv_loop_init(&loop); }
   loop_fixture(const loop_fixture&) = delete;
@@ -93,13 +98,13 @@ TEST_CASE("uv_timer_service: closing releases the handle, so the loop closes cle
   uv_loop_init(loop);  // the fixture closes it again
 }
 
-TEST_CASE("uv_timer_service: a later reset fires then, never at the earlier time, ties in queue order",
+TEST_CASE("uv_timer_service (8 x 256 wheel): a later reset fires then, never at the earlier time, ties in order",
           "[integration]") {
   loop_fixture fixture;
   std::vector<std::pair<int, steady::duration>> fired;
   auto alive = std::make_shared<int>(1);
   {
-    timing_wheel::uv_timer_service<std::chrono::microseconds> timers(&fixture.loop);
+    timing_wheel::uv_timer_service<std::chrono::microseconds, small_wheel> timers(&fixture.loop);
     const auto start = steady::now();
     const auto record = [&](int id) { return [&, id] { fired.emplace_back(id, steady::now() - start); }; };
     const timing_wheel::timer_handle later = timers.schedule_at(start + 5ms, record(1));

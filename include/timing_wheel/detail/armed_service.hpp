@@ -37,7 +37,7 @@ template <class F, class... Args>
 concept loop_callback = std::invocable < std::decay_t<F>
 &, Args... > &&std::move_constructible<std::decay_t<F>>;
 
-template <class Callback, class Resolution>
+template <class Callback, class Resolution, template <class> class Queue>
 class armed_service {
  public:
   using clock = std::chrono::steady_clock;
@@ -48,7 +48,7 @@ class armed_service {
     Callback callback;
     std::uint32_t record;
   };
-  using service_type = timer_service<entry, clock, Resolution>;
+  using service_type = timer_service<entry, clock, Resolution, Queue>;
 
   explicit armed_service(Resolution resolution) : m_service(clock::now(), resolution) {}
 
