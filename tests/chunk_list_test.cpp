@@ -38,8 +38,8 @@ struct pool_under_test {
     model[id].push_back(value);
   }
 
-  // The wheel's way to remove one entry: a lone list just empties; otherwise the entry dies in place and a list
-  // left with nothing live, or crowded, is released or compacted.
+  // The wheel's way to remove one entry: a lone list just empties; otherwise the entry dies in place, a dead front
+  // goes at once, and a list left with nothing live, or crowded, is released or compacted.
   void remove(std::uint32_t id, std::size_t which) {
     const std::uint32_t value = model[id][which];
     const std::uint32_t position = position_of.at(value);
@@ -48,6 +48,10 @@ struct pool_under_test {
       lists[id] = {};
     } else {
       pool.kill(lists[id], position);
+      if (position == lists[id].front && lists[id].live != 0) {
+        pool.drop_dead_front(lists[id]);
+        REQUIRE(pool.entry(lists[id].front) == model[id][which + 1]);  // the next live one leads
+      }
       settle(id);
     }
     model[id].erase(model[id].begin() + static_cast<std::ptrdiff_t>(which));
@@ -159,6 +163,25 @@ TEST_CASE("chunk lists: a list's entries and positions match a model through eve
     }
     if (step % 16 == 0) t.check();
   }
+  t.check();
+}
+
+TEST_CASE("chunk lists: removing entries front to back leaves no dead entry and frees the chunks passed",
+          "[chunk_list]") {
+  pool_under_test t;
+  const std::uint32_t per_chunk = timing_wheel::detail::entries_per_chunk;
+  for (std::uint32_t i = 0; i < 3 * per_chunk; ++i) t.push(1);
+  CHECK(t.pool.used() == 3);
+  // A dead entry in the middle stays (compaction is for crowded lists); once the front reaches it, it goes too.
+  t.remove(1, per_chunk + 2);
+  CHECK(t.lists[1].dead == 1);
+  for (std::uint32_t i = 0; i < per_chunk + 2; ++i) {
+    t.remove(1, 0);
+    CHECK(t.lists[1].dead == (i + 1 < per_chunk + 2 ? 1U : 0U));
+    t.check();
+  }
+  CHECK(t.lists[1].live == 2 * per_chunk - 3);
+  CHECK(t.pool.free_count() == 1);  // the first chunk, left behind
   t.check();
 }
 

@@ -4,9 +4,12 @@
 #include "support/queues.hpp"
 #include "support/random_ops.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -110,4 +113,46 @@ TEMPLATE_LIST_TEST_CASE("peek() keeps first-in first-out among equal due times, 
         100'000, [](tick, int&&) {}, 1);
   }
   CHECK_FALSE(q.peek().has_value());
+}
+
+// A priority queue's "pop" written with peek() and cancel(): the timers come out in fire order, whatever was
+// cancelled among them before, at the front of a crowded slot's list or in its middle.
+TEMPLATE_LIST_TEST_CASE("peek() and cancel() take timers in fire order, crowded slots and cancelled fronts included",
+                        "[peek]", randomised_exact_queues<int>) {
+  const std::uint64_t seed = seed_or(0x9e3c);
+  INFO("TIMING_WHEEL_SEED=" << seed);
+  rng r{seed};
+  TestType q;
+  std::vector<timer_handle> handles;
+  std::map<std::pair<tick, int>, int> expected;             // (deadline, insertion order) -> payload: the fire order
+  constexpr std::array<tick, 3> crowded{7, 3'000, 70'000};  // one tick, a slot of level 0 or 1, one above
+  for (int i = 0; i < 4000; ++i) {
+    // A quarter anywhere, a quarter in a crowded slot above level 0 at times of their own (few ties), the rest tied.
+    const std::uint64_t group = r.below(4);
+    const tick deadline = group == 0   ? 1 + r.below(1'000'000)
+                          : group == 1 ? 300'000 + r.below(20'000)
+                                       : crowded[r.below(crowded.size())];
+    handles.push_back(q.insert(deadline, i));
+    expected[{deadline, i}] = i;
+  }
+  // Cancelled first: runs of timers in insertion order (each list's front, again and again) and single ones.
+  for (std::size_t i = 0, run = 0; i < handles.size(); i += run + r.below(40)) {
+    run = r.below(2) == 0 ? 1 : 1 + r.below(30);
+    for (std::size_t k = i; k < std::min(handles.size(), i + run); ++k) {
+      const std::optional<tick> due = q.expiry(handles[k]);
+      REQUIRE(due.has_value());
+      REQUIRE(q.cancel(handles[k]) == static_cast<int>(k));
+      expected.erase({*due, static_cast<int>(k)});
+    }
+    REQUIRE(invariants_hold(q));
+  }
+  std::vector<int> taken;
+  while (const auto first = q.peek()) {
+    taken.push_back(*first->payload);
+    REQUIRE(q.cancel(first->handle) == taken.back());
+  }
+  std::vector<int> in_order;
+  for (const auto& [key, id] : expected) in_order.push_back(id);
+  CHECK(taken == in_order);
+  CHECK(q.empty());
 }

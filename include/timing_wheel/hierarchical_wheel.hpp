@@ -227,7 +227,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   /// Returns: the timer that fires next (its handle, deadline and payload in place), or nullopt when empty: the one
   /// advance(*next_expiration(), f) would call f on first.
-  /// Complexity: next_expiration()'s, plus the timers of the slots it looks at.
+  /// Complexity: next_expiration()'s; plus, when the next slot is above level 0 and holds other timers due at the
+  /// same time, its timers before the one found (a level-0 slot's timers are all due together: O(1)).
   [[nodiscard]] std::optional<timer_view<T>> peek() noexcept { return this->view_of(first_index()); }
   /// As peek(), on a const queue: the payload is const.
   [[nodiscard]] std::optional<timer_view<const T>> peek() const noexcept { return this->view_of(first_index()); }
@@ -519,6 +520,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       return;
     }
     m_chunks.kill(entries, position);
+    // A dead front goes at once (peek() reads from it). Lists keep a live front outside a firing: the firing, whose
+    // single pops may leave a dead one, drops it when a budget stops it (stopped_in), the spreading's moves too.
+    if (position == entries.front && entries.live != 0) m_chunks.drop_dead_run(entries);
     after_removal(list, role_of(list));
   }
 
@@ -642,15 +646,26 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     // (A coarse slot fires all its timers at once: its first is the first live one.)
     const tick due = geometry::cascades ? *next_expiration() : UINT64_MAX;
     std::uint32_t found = detail::nil;
+    // (It stops at the first: taking timers with peek() and cancel() would read a crowded slot each time.)
     const auto first_due_at = [&](std::uint32_t list) {
-      m_chunks.for_each_live(m_rings.lists[list], [&](std::uint32_t index) {
-        if (found == detail::nil && std::max(this->m_nodes[index].deadline, this->m_now) <= due) found = index;
+      if (found != detail::nil) return;
+      found = m_chunks.find_live(m_rings.lists[list], [&](std::uint32_t index) {
+        return std::max(this->m_nodes[index].deadline, this->m_now) <= due;
       });
     };
     if (next.kind == event_kind::span_start) {
       first_due_at(spread_base(next.where) + static_cast<std::uint32_t>(m_rings.spread[next.where].find_first()));
       for_each_waiting(next.where, next.at, [&](std::uint32_t list, std::size_t, bool) { first_due_at(list); });
       return found;
+    }
+    if constexpr (geometry::cascades) {
+      // A crowded slot above level 0: its earliest timers are kept (next_expiration() above), and when only one
+      // is due then, that is the one, without reading the list up to it (peek() and cancel() in a loop over one
+      // crowded slot read half of it each time).
+      if (next.kind == event_kind::cascade) {
+        const std::uint32_t only = m_earliest.only_earliest(next.where, none, due, still_kept(next.where, none));
+        if (only != detail::nil) return only;
+      }
     }
     first_due_at(next.where);
     return found;
@@ -672,13 +687,17 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   // What m_earliest keeps for `list` read with `ring`, if anything is still there.
   [[nodiscard]] std::optional<tick> kept_earliest(std::uint32_t list, std::uint32_t ring) const noexcept {
-    return m_earliest.earliest(list, ring, [&](const detail::earliest_timers::entry& kept) {
+    return m_earliest.earliest(list, ring, still_kept(list, ring));
+  }
+  // Whether an entry m_earliest keeps for `list` read with `ring` is still a timer there, due then.
+  [[nodiscard]] auto still_kept(std::uint32_t list, std::uint32_t ring) const noexcept {
+    return [this, list, ring](const detail::earliest_timers::entry& kept) {
       const node_type& node = this->m_nodes[kept.index];
       if (!detail::slab<node_type>::is_live(node.generation) || node.deadline != kept.due || in_overflow(node.link))
         return false;
       const std::uint32_t owner = m_chunks.owner(node.link);
       return owner == list || (ring != none && owner - ring < slots);
-    });
+    };
   }
 
   [[nodiscard]] tick earliest_in(std::uint32_t list) const noexcept {
@@ -704,7 +723,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       if (fired == budget) {
         // Stop early only if a timer is really due by `to`: a cascade alone fires nothing and must still run.
         const std::optional<tick> due = find_next_expiration();
-        if (due && *due <= to) return fired;  // now() stays at the last fire time
+        if (due && *due <= to) {  // now() stays at the last fire time
+          stopped_in(next);
+          return fired;
+        }
         budget = SIZE_MAX;
       }
       this->m_now = next.at;
@@ -744,6 +766,14 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_known.now = to;
     m_known.valid = true;
     return fired;
+  }
+
+  // The budget stopped the firing before `next`, maybe within its list: the single pops of the firing may have left
+  // dead entries at its front, which the removals keep short elsewhere (remove_entry).
+  TIMING_WHEEL_NOINLINE void stopped_in(event next) noexcept {
+    if (next.kind != event_kind::fire) return;
+    detail::chunk_list& entries = m_rings.lists[next.where];
+    if (!entries.empty() && !entries.lone()) m_chunks.drop_dead_front(entries);
   }
 
   // Fires a slot list due at now(), front to back; timers the callbacks append to it (due now) fire too.
@@ -832,7 +862,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (entries.live != 1) return {detail::nil, nullptr};
     std::uint32_t index = entries.back;
     if (!entries.lone()) {
-      std::uint32_t at = entries.front;  // fewer than a chunk of dead entries may come first
+      std::uint32_t at = entries.front;  // a few dead entries may come first
       while (m_chunks.entry(at) == detail::dead_entry) at = m_chunks.step(at, entries.back);
       index = m_chunks.entry(at);
     }

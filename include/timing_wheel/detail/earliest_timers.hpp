@@ -117,6 +117,30 @@ class earliest_timers {
     return std::nullopt;
   }
 
+  // The only timer of `list` (read with `context`) due at `due`, its earliest due time as earliest() last answered,
+  // if what is kept shows there is one: every timer of the list due before the bound is kept, so when one kept
+  // entry still there is due then and no other is, no other timer of the list is. nil when that is not known (ties,
+  // or `due` at the bound): the caller reads the list. (peek() asks it: the timer, not only its due time.)
+  template <class StillThere>
+  [[nodiscard]] std::uint32_t only_earliest(std::uint32_t list, std::uint32_t context, tick due,
+                                            StillThere&& still_there) const noexcept {
+    if (list != m_list || context != m_context || due >= m_bound) return nil;
+    std::uint32_t only = nil;
+    // Entries due before `due` are no longer there (earliest() answered `due`); another due then is a tie.
+    const auto alone = [&](const entry& kept) {
+      if (kept.due != due || !still_there(kept)) return true;
+      if (only == nil) only = kept.index;
+      return kept.index == only;  // (a timer moved within the list and back to the same time is kept twice)
+    };
+    for (std::size_t at = m_head; at < m_run_end && m_entries[at].due <= due; ++at) {
+      if (!alone(m_entries[at])) return nil;
+    }
+    if (m_size > m_run_end) {  // the joined ones: a min-heap, none due before `due`; a tie at its top: read the list
+      if (m_entries[m_run_end].due == due) return nil;
+    }
+    return only;
+  }
+
   // Starts keeping `list` of `timers`, read in `context` (the caller's word for what still_there() accepts). False
   // if no entries can be allocated (then the caller reads the list itself); fewer already there are used if more
   // cannot be.
