@@ -1,7 +1,7 @@
 // Running out of memory: the global operator new fails on the N-th allocation, for every N along a workload. The
 // call that failed must leave the queue exactly as it was (strong guarantee), and at the end every timer must have
 // fired or been cancelled exactly once. A program of its own, since it replaces operator new.
-#include "allocation/replace_new.hpp"
+#include "allocation/failing_allocation.hpp"
 #include "support/queues.hpp"
 #include "support/random_ops.hpp"
 
@@ -15,22 +15,9 @@
 #include <typeinfo>
 #include <vector>
 
-namespace {
-// Only allocations made by the queue count: the test arms the countdown around each call into the queue.
-bool armed = false;
-long countdown = -1;  // the counted allocation that reaches 0 fails; negative: none fails
-
-template <class F>
-decltype(auto) counted(F&& call) {
-  struct disarm {
-    ~disarm() { armed = false; }
-  } guard;
-  armed = true;
-  return call();
-}
-}  // namespace
-
-bool allow_allocation() { return !(armed && countdown >= 0 && countdown-- == 0); }
+using failing_allocation::armed;
+using failing_allocation::countdown;
+using failing_allocation::counted;
 
 using timing_wheel::tick;
 using timing_wheel::timer_handle;

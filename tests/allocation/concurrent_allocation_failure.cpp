@@ -3,7 +3,7 @@
 // call threw was not made; every request that was accepted is applied once, whatever failed on the loop's side
 // (a poll that throws applies the rest later): each accepted timer fires exactly once unless a cancel was accepted
 // for it, and no payload is left alive at the end. A program of its own, since it replaces operator new.
-#include "allocation/replace_new.hpp"
+#include "allocation/failing_allocation.hpp"
 #include "support/random_ops.hpp"
 
 #include <timing_wheel/concurrent.hpp>
@@ -17,18 +17,11 @@
 #include <utility>
 #include <vector>
 
-namespace {
-bool armed = false;
-long countdown = -1;  // the counted allocation that reaches 0 fails; negative: none fails
+using failing_allocation::armed;
+using failing_allocation::countdown;
+using failing_allocation::counted;
 
-template <class F>
-decltype(auto) counted(F&& call) {
-  struct disarm {
-    ~disarm() { armed = false; }
-  } guard;
-  armed = true;
-  return call();
-}
+namespace {
 
 // A payload that counts its live objects, so that one lost or destroyed twice shows.
 long alive = 0;
@@ -184,8 +177,6 @@ bool survives_every_failure() {
   return held && failures > 0;
 }
 }  // namespace
-
-bool allow_allocation() { return !(armed && countdown >= 0 && countdown-- == 0); }
 
 int main() {
   int failed = 0;

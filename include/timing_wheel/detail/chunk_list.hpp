@@ -454,21 +454,10 @@ class chunk_pool {
   /// Calls f(value) for every live entry of `list`, front to back.
   template <class F>
   void for_each_live(const chunk_list& list, F&& f) const {
-    if (list.front >= inline_front) {
-      if (list.lone()) f(list.back);
-      return;
-    }
-    const std::uint32_t last = chunk_of(list.back - 1);
-    std::uint32_t chunk = chunk_of(list.front);
-    for (std::uint32_t at = offset_of(list.front);; at = 0) {
-      const entry_chunk& entries = (*this)[chunk];
-      const std::uint32_t end = chunk == last ? offset_of(list.back - 1) + 1 : entries_per_chunk;
-      for (; at < end; ++at) {
-        if (entries.entries[at] != dead_entry) f(entries.entries[at]);
-      }
-      if (chunk == last) return;
-      chunk = entries.next;
-    }
+    static_cast<void>(find_live(list, [&f](std::uint32_t value) {
+      f(value);
+      return false;
+    }));
   }
 
   /// Returns: the first live entry of `list`, front to back, for which pred(value) holds; nil if none.
