@@ -521,7 +521,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     m_chunks.kill(entries, position);
     // A dead front goes at once (peek() reads from it). Lists keep a live front outside a firing: the firing, whose
-    // single pops may leave a dead one, drops it when a budget stops it (stopped_in), the spreading's moves too.
+    // single pops may leave a dead one, drops it when a budget stops it (stopped_in), the spreading's moves too; a
+    // callback that throws mid-list leaves it until the list fires on or is compacted.
     if (position == entries.front && entries.live != 0) m_chunks.drop_dead_run(entries);
     after_removal(list, role_of(list));
   }
