@@ -205,3 +205,48 @@ TEST_CASE("chunk lists: a lone entry takes no chunk, a second moves it into one"
   CHECK(t.pool.free_count() == 1);
   t.check();
 }
+
+// Compaction's edges: the first dead entry at every offset (a chunk's first and last included), runs of dead
+// entries up to and across a chunk's end, a dead tail (the list then ends a chunk earlier), live entries after the
+// run, in lists of one to four chunks. Its positions must find their values and its chunks add up (check()).
+TEST_CASE("chunk lists: compaction keeps order and frees the chunks it empties, for every run of dead entries",
+          "[chunk_list]") {
+  const std::uint32_t per_chunk = timing_wheel::detail::entries_per_chunk;
+  for (std::uint32_t length = 2; length <= 4 * per_chunk; ++length) {
+    for (std::uint32_t first_dead = 0; first_dead < length; ++first_dead) {
+      for (const std::uint32_t dead_run : {1U, 2U, per_chunk - 1, per_chunk, per_chunk + 1, length - first_dead}) {
+        if (first_dead + dead_run > length) continue;
+        for (const std::uint32_t live_every : {0U, 1U, 2U, 3U}) {  // after the run: none, every, every 2nd, 3rd live
+          if (first_dead == 0 && dead_run == length) continue;     // compaction needs a live entry
+          pool_under_test t;
+          for (std::uint32_t i = 0; i < length; ++i) t.push(2);
+          if (t.lists[2].lone()) continue;
+          std::vector<std::uint32_t> killed;
+          for (std::uint32_t i = first_dead; i < length; ++i) {
+            const bool in_run = i < first_dead + dead_run;
+            const bool dies = in_run || live_every == 0 || (i - first_dead - dead_run) % live_every != 0;
+            if (dies) killed.push_back(i);
+          }
+          if (killed.size() == length) continue;
+          for (const std::uint32_t value : killed) {
+            t.pool.kill(t.lists[2], t.position_of.at(value));
+            t.position_of.erase(value);
+          }
+          for (auto it = killed.rbegin(); it != killed.rend(); ++it) {
+            t.model[2].erase(t.model[2].begin() + static_cast<std::ptrdiff_t>(*it));
+          }
+          t.pool.drop_dead_front(t.lists[2]);
+          t.pool.compact(t.lists[2],
+                         [&](std::uint32_t value, std::uint32_t position) { t.position_of[value] = position; });
+          INFO("length " << length << ", first dead " << first_dead << ", dead run " << dead_run << ", live every "
+                         << live_every);
+          REQUIRE(t.lists[2].dead == 0);
+          // The live entries fill the chunks from the list's front on, and no chunk more.
+          const std::uint32_t front_offset = timing_wheel::detail::offset_of(t.lists[2].front);
+          REQUIRE(t.pool.chunks_of(t.lists[2], 2) == (front_offset + t.lists[2].live + per_chunk - 1) / per_chunk);
+          t.check();
+        }
+      }
+    }
+  }
+}

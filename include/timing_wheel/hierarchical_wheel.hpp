@@ -419,7 +419,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() sets the node's link
     } else {
       if (where.level == 0 || !put_past_empty_source(index, node, where)) {
-        append(index, node, where);
+        // A list holding timers has its slot's bit set already: the bitmaps are written only when it fills.
+        if (m_rings.lists[where.list].empty()) {
+          append(index, node, where);
+        } else {
+          node.link = push_entry(where.list, index);
+        }
         if (where.level > 0) {  // level 0 is no level's source, and its ring's lists are never kept
           source_grew(where.list, where.level);
           joined(where.list, node, index);
@@ -471,9 +476,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // earlier than the next event already known.
   // `node` is the node `index` names: the callers hold it already, and each lookup costs a few instructions.
   TIMING_WHEEL_HOT void append(std::uint32_t index, node_type& node, placement where) noexcept {
-    node.link = m_chunks.push_back(
-        m_rings.lists[where.list], where.list, index,
-        [this](std::uint32_t moved, std::uint32_t position) { this->m_nodes[moved].link = position; });
+    node.link = push_entry(where.list, index);
     if (spreads && where.in == store::spread_ring) {
       m_rings.spread[where.level].set(where.list & slot_mask);
       m_rings.spread_used |= tick{1} << where.level;
@@ -481,6 +484,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       m_rings.occupied[where.level].set(where.list & slot_mask);
       m_rings.levels_used |= tick{1} << where.level;
     }
+  }
+
+  // Appends a timer's entry to a slot list. Returns: its position, for the node's link.
+  TIMING_WHEEL_HOT std::uint32_t push_entry(std::uint32_t list, std::uint32_t index) noexcept {
+    return m_chunks.push_back(m_rings.lists[list], list, index, [this](std::uint32_t moved, std::uint32_t position) {
+      this->m_nodes[moved].link = position;
+    });
   }
 
   // A timer was appended to `list`: if that list's earliest timers are kept (detail/earliest_timers.hpp), it joins

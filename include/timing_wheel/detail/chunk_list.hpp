@@ -367,34 +367,53 @@ class chunk_pool {
   /// one that moves, and frees the chunks left empty. Requires: list.live > 0.
   template <class Relocate>
   void compact(chunk_list& list, Relocate&& relocate) noexcept {
-    // Chunk by chunk, through one pointer each for reading and writing: the block lookup runs once a chunk, not
+    // Chunk by chunk, through one pointer each for reading and writing: the chunk lookup runs once a chunk, not
     // once an entry (it was most of a reschedule-heavy run's instructions when it ran per entry).
     const std::uint32_t last = chunk_of(list.back - 1);
     const std::uint32_t last_end = offset_of(list.back - 1) + 1;
-    std::uint32_t read_chunk = chunk_of(list.front);
-    std::uint32_t write_chunk = read_chunk;
-    entry_chunk* read = &(*this)[read_chunk];
+    std::uint32_t chunk = chunk_of(list.front);
+    entry_chunk* read = &(*this)[chunk];
+    std::uint32_t at = offset_of(list.front);
+    std::uint32_t before = nil;  // the chunk before the write chunk
+    // The entries before the first dead one stay where they are.
+    for (;;) {
+      const std::uint32_t end = chunk == last ? last_end : entries_per_chunk;
+      while (at < end && read->entries[at] != dead_entry) ++at;
+      if (at < end || chunk == last) break;
+      before = std::exchange(chunk, read->next);
+      read = &(*this)[chunk];
+      at = 0;
+    }
+    const std::uint32_t first_moved = (chunk << offset_bits) | at;
+    // From there every entry is copied to the write position, which moves on past live ones only: no branch on
+    // which entries are dead (cancels leave them in no pattern a predictor learns; the branch mispredicted once a
+    // cancel on a reschedule-heavy run). The write position never passes the read position, so the chunk it moves
+    // on to exists.
+    std::uint32_t write_chunk = chunk;
     entry_chunk* write = read;
-    std::uint32_t write_at = offset_of(list.front);
-    for (std::uint32_t read_at = write_at;; read_at = 0) {
-      const std::uint32_t end = read_chunk == last ? last_end : entries_per_chunk;
-      for (; read_at < end; ++read_at) {
-        const std::uint32_t value = read->entries[read_at];
-        if (value == dead_entry) continue;
-        if (write_at == entries_per_chunk) {  // the write chunk moves on only when it has a live entry to hold
-          write_chunk = write->next;
+    std::uint32_t write_at = at;
+    for (;;) {
+      const std::uint32_t end = chunk == last ? last_end : entries_per_chunk;
+      for (; at < end; ++at) {
+        const std::uint32_t value = read->entries[at];
+        if (write_at == entries_per_chunk) {
+          before = std::exchange(write_chunk, write->next);
           write = &(*this)[write_chunk];
           write_at = 0;
         }
-        if (write != read || write_at != read_at) {
-          write->entries[write_at] = value;
-          relocate(value, (write_chunk << offset_bits) | write_at);
-        }
-        ++write_at;
+        write->entries[write_at] = value;
+        write_at += value != dead_entry ? 1U : 0U;
       }
-      if (read_chunk == last) break;
-      read_chunk = read->next;
-      read = &(*this)[read_chunk];
+      if (chunk == last) break;
+      chunk = read->next;
+      read = &(*this)[chunk];
+      at = 0;
+    }
+    const bool moved = ((write_chunk << offset_bits) | write_at) != first_moved;
+    if (write_at == 0) {  // the write chunk holds no live entry: the list ends with the chunk before it
+      write_chunk = before;
+      write = &(*this)[before];
+      write_at = entries_per_chunk;
     }
     // The chunks after the one holding the last live entry are empty now (the list's last chunk ends in nil).
     for (std::uint32_t spare = std::exchange(write->next, nil); spare != nil;) {
@@ -404,6 +423,18 @@ class chunk_pool {
     }
     list.back = (write_chunk << offset_bits) | write_at;
     list.dead = 0;
+    // Every entry from the first dead one's old place on moved: each learns its new position.
+    if (!moved) return;
+    chunk = chunk_of(first_moved);
+    at = offset_of(first_moved);
+    for (;;) {
+      const entry_chunk& holder = (*this)[chunk];
+      const std::uint32_t end = chunk == write_chunk ? write_at : entries_per_chunk;
+      for (; at < end; ++at) relocate(holder.entries[at], (chunk << offset_bits) | at);
+      if (chunk == write_chunk) break;
+      chunk = holder.next;
+      at = 0;
+    }
   }
 
   /// Empties `list`, calling f(value) for each live entry in order. Requires: the list is not lone (as for the
