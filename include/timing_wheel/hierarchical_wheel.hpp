@@ -418,14 +418,21 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (where.in == store::overflow) {
       m_overflow.push(where.fire, index, on_move(), this->m_instr);  // on_move() sets the node's link
     } else {
-      if (where.level == 0 || !put_past_empty_source(index, node, where)) {
+      if (where.level == 0) {
+        // (Level 0's lists are often empty when a timer comes: writing the bits always beat a branch on it, which
+        // cost the backtest 14% more mispredicted branches.)
+        append(index, node, where);
+      } else {
         // A list holding timers has its slot's bit set already: the bitmaps are written only when it fills.
-        if (m_rings.lists[where.list].empty()) {
+        bool in_own_ring = true;
+        if (!m_rings.lists[where.list].empty()) {
+          node.link = push_entry(where.list, index);
+        } else if (!put_past_empty_source(index, node, where)) {
           append(index, node, where);
         } else {
-          node.link = push_entry(where.list, index);
+          in_own_ring = false;
         }
-        if (where.level > 0) {  // level 0 is no level's source, and its ring's lists are never kept
+        if (in_own_ring) {  // (level 0 is no level's source, and its ring's lists are never kept)
           source_grew(where.list, where.level);
           joined(where.list, node, index);
         }
