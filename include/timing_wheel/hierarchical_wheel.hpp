@@ -424,15 +424,14 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         append(index, node, where);
       } else {
         // A list holding timers has its slot's bit set already: the bitmaps are written only when it fills.
-        bool in_own_ring = true;
-        if (!m_rings.lists[where.list].empty()) {
-          node.link = push_entry(where.list, index);
-        } else if (!put_past_empty_source(index, node, where)) {
-          append(index, node, where);
-        } else {
-          in_own_ring = false;
-        }
-        if (in_own_ring) {  // (level 0 is no level's source, and its ring's lists are never kept)
+        const bool filled = !m_rings.lists[where.list].empty();
+        if (filled || !put_past_empty_source(index, node, where)) {
+          if (filled) {
+            node.link = push_entry(where.list, index);
+          } else {
+            append(index, node, where);
+          }
+          // (Not at level 0: it is no level's source, and its ring's lists are never kept.)
           source_grew(where.list, where.level);
           joined(where.list, node, index);
         }
@@ -447,11 +446,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // source), so with the source empty, appending to the ring keeps equal due times in order, and the timer moves
   // once less. Timers that cross a boundary of level L a few hundred ticks ahead, as a loop's timeouts do, used to
   // move twice: W2's polls in the last 417 ticks before each level-2 boundary moved 150-180 timers, against 68
-  // elsewhere. Returns: true if it placed the timer. (Its cheap tests inline; the rest is out of line, so that
-  // put()'s common path still knows it appends to a level's own ring.)
+  // elsewhere. Returns: true if it placed the timer. Requires: the list `where` names is empty (put() tests that
+  // first: most insertions stop there). (Its cheap tests inline; the rest is out of line, so that put()'s common
+  // path still knows it appends to a level's own ring.)
   TIMING_WHEEL_HOT bool put_past_empty_source(std::uint32_t index, node_type& node, placement where) noexcept {
     if constexpr (spreads) {
-      if (!m_rings.lists[where.list].empty()) return false;  // most insertions stop here: append() reads it anyway
       const tick digit = (this->m_now >> (Bits * where.level)) & slot_mask;
       if (digit == slot_mask || (where.list & slot_mask) != digit + 1) return false;  // not the next span's source
       return open_spread_ring(index, node, where);
