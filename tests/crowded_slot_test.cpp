@@ -206,3 +206,72 @@ TEMPLATE_LIST_TEST_CASE("next_expiration() on crowded slots matches min_heap und
     REQUIRE(both.error == "");
   }
 }
+
+TEMPLATE_LIST_TEST_CASE("reschedules that stay in their slot match min_heap, moved ahead of the earliest or behind",
+                        "[reschedule][crowded][differential]", crowded_queues) {
+  // A reschedule that stays in its slot list moves only the timer's entry (or nothing, for the last or a lone one):
+  // next_expiration() must follow it when it moves ahead of the earliest, away from being the earliest, or ties.
+  // Slots of 1 to 300 timers in a narrow span, time moving into it now and then (cascades, spread rings).
+  const std::uint64_t seed = seed_or(0x5107);
+  for (std::uint64_t round = 0; round < 12; ++round) {
+    INFO("seed " << seed << ", round " << round << " (TIMING_WHEEL_SEED=" << seed << " replays)");
+    rng r{seed + round * 0x9e3779b97f4a7c15ULL};
+    side_by_side<TestType> both(r.below(1000));
+    const tick base = both.queue.now() + 100 + r.below(tick{1} << (8 + r.below(30)));
+    const tick width = 1 + r.below(64);
+    const auto in_span = [&] { return base + r.below(width); };
+    for (std::size_t i = 0, n = 1 + r.below(300); i < n; ++i) both.insert(in_span());
+    both.check("the insertions");
+    for (std::size_t step = 0; step < 3000 && both.error.empty(); ++step) {
+      const std::uint64_t id = r.below(both.handles.size());
+      const std::uint64_t earliest = both.earliest_id();
+      const char* what = "asking again";
+      switch (r.below(10)) {
+        case 0:
+        case 1:
+        case 2:  // any pending timer, anywhere in the span
+          if (both.deadline_of[id] == UINT64_MAX) break;
+          what = "rescheduling within the span";
+          both.reschedule(id, in_span());
+          break;
+        case 3:
+        case 4: {  // ahead of the earliest, or tying with it
+          if (both.deadline_of[id] == UINT64_MAX || earliest == UINT64_MAX) break;
+          const tick first = both.deadline_of[earliest];
+          what = "rescheduling to the earliest deadline or before it";
+          both.reschedule(id, first - r.below(std::min<tick>(first - both.queue.now(), 4) + 1));
+          break;
+        }
+        case 5:  // the earliest, again to the span
+          if (earliest == UINT64_MAX) break;
+          what = "rescheduling the earliest";
+          both.reschedule(earliest, in_span());
+          break;
+        case 6:
+          what = "inserting into the span";
+          both.insert(in_span());
+          break;
+        case 7:
+          if (both.deadline_of[id] == UINT64_MAX) break;
+          what = "cancelling";
+          both.cancel(id);
+          break;
+        case 8: {  // time moves, short of the earliest or up to it
+          const auto next = both.reference.next_expiration();
+          if (!next) break;
+          what = "advancing";
+          const tick now = both.queue.now();
+          both.advance(r.below(4) == 0 ? *next : now + r.below(*next - now + 1));
+          break;
+        }
+        default:
+          break;
+      }
+      both.check(what);
+    }
+    both.advance(UINT64_MAX);
+    both.check("the end");
+    REQUIRE(both.error == "");
+    CHECK(both.queue.check_invariants());
+  }
+}
