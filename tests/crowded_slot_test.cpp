@@ -64,6 +64,14 @@ struct side_by_side {
     for (const std::uint64_t id : expected) deadline_of[id] = UINT64_MAX;
     if (got != expected && error.empty()) error = "advance(" + std::to_string(to) + ") fired differently";
   }
+  // Moves time short of the next expiration, or onto it one time in `onto_one_in`. Returns: false if nothing waits.
+  bool advance_toward_next(rng& r, std::uint64_t onto_one_in) {
+    const auto next = reference.next_expiration();
+    if (!next) return false;
+    const tick now = queue.now();
+    advance(r.below(onto_one_in) == 0 ? *next : now + r.below(*next - now + 1));
+    return true;
+  }
   // The pending id due first (by the reference's order: due time, then insertion), or UINT64_MAX.
   [[nodiscard]] std::uint64_t earliest_id() const {
     const auto first = reference.peek();
@@ -80,6 +88,29 @@ struct side_by_side {
     }
   }
 };
+
+// Deadlines close together some way ahead: `width` ticks from `base`.
+struct deadline_span {
+  tick base;
+  tick width;
+};
+
+// Runs body(both, r, span) for `rounds` seeded rounds (the seed printed on failure, TIMING_WHEEL_SEED replays it),
+// each on a fresh queue and min_heap starting before tick 1000, with a span of 1 to max_width ticks that starts
+// `ahead` to ahead + 2^(min_log + 29) ticks after now().
+template <class Q, class Body>
+void seeded_rounds(std::uint64_t fallback_seed, std::uint64_t rounds, tick ahead, unsigned min_log, tick max_width,
+                   Body&& body) {
+  const std::uint64_t seed = seed_or(fallback_seed);
+  for (std::uint64_t round = 0; round < rounds; ++round) {
+    INFO("seed " << seed << ", round " << round << " (TIMING_WHEEL_SEED=" << seed << " replays)");
+    rng r{seed + round * 0x9e3779b97f4a7c15ULL};
+    side_by_side<Q> both(r.below(1000));
+    const tick base = both.queue.now() + ahead + r.below(tick{1} << (min_log + r.below(30)));
+    const tick width = 1 + r.below(max_width);
+    body(both, r, deadline_span{base, width});
+  }
+}
 
 }  // namespace
 
@@ -132,14 +163,10 @@ TEMPLATE_LIST_TEST_CASE("next_expiration() takes in timers that join a crowded s
 
 TEMPLATE_LIST_TEST_CASE("next_expiration() on crowded slots matches min_heap under cancels, reschedules and time",
                         "[next_expiration][crowded][differential]", crowded_queues) {
-  const std::uint64_t seed = seed_or(0xc0ffee);
-  for (std::uint64_t round = 0; round < 6; ++round) {
-    INFO("seed " << seed << ", round " << round << " (TIMING_WHEEL_SEED=" << seed << " replays)");
-    rng r{seed + round * 0x9e3779b97f4a7c15ULL};
-    side_by_side<TestType> both(r.below(1000));
-    // A few spans, each a burst of deadlines close together: slots above level 0 with hundreds to thousands.
-    const tick base = both.queue.now() + 1000 + r.below(tick{1} << (10 + r.below(30)));
-    const tick width = 1 + r.below(4000);
+  // A burst of deadlines close together: slots above level 0 with hundreds to thousands.
+  seeded_rounds<TestType>(0xc0ffee, 6, 1000, 10, 4000, [](side_by_side<TestType>& both, rng& r, deadline_span span) {
+    const tick base = span.base;  // (not a structured binding: clang 14 cannot capture one)
+    const tick width = span.width;
     const auto in_span = [&] { return base + r.below(width); };
     for (std::size_t i = 0, n = 200 + r.below(2500); i < n; ++i) both.insert(in_span());
     both.check("the bursts");
@@ -187,14 +214,9 @@ TEMPLATE_LIST_TEST_CASE("next_expiration() on crowded slots matches min_heap und
           }
           break;
         }
-        case 11: {  // time moves, short of the earliest or into the span
-          const auto next = both.reference.next_expiration();
-          if (!next) break;
-          what = "advancing";
-          const tick now = both.queue.now();
-          both.advance(r.below(3) == 0 ? *next : now + r.below(*next - now + 1));
+        case 11:  // time moves, short of the earliest or into the span
+          if (both.advance_toward_next(r, 3)) what = "advancing";
           break;
-        }
         default:
           what = "asking again";
           break;
@@ -204,22 +226,16 @@ TEMPLATE_LIST_TEST_CASE("next_expiration() on crowded slots matches min_heap und
     both.advance(UINT64_MAX);
     both.check("the end");
     REQUIRE(both.error == "");
-  }
+  });
 }
 
 TEMPLATE_LIST_TEST_CASE("reschedules that stay in their slot match min_heap, moved ahead of the earliest or behind",
                         "[reschedule][crowded][differential]", crowded_queues) {
-  // A reschedule that stays in its slot list moves only the timer's entry (or nothing, for the last or a lone one):
-  // next_expiration() must follow it when it moves ahead of the earliest, away from being the earliest, or ties.
-  // Slots of 1 to 300 timers in a narrow span, time moving into it now and then (cascades, spread rings).
-  const std::uint64_t seed = seed_or(0x5107);
-  for (std::uint64_t round = 0; round < 12; ++round) {
-    INFO("seed " << seed << ", round " << round << " (TIMING_WHEEL_SEED=" << seed << " replays)");
-    rng r{seed + round * 0x9e3779b97f4a7c15ULL};
-    side_by_side<TestType> both(r.below(1000));
-    const tick base = both.queue.now() + 100 + r.below(tick{1} << (8 + r.below(30)));
-    const tick width = 1 + r.below(64);
-    const auto in_span = [&] { return base + r.below(width); };
+  // A timer moved within its slot: next_expiration() must follow it ahead of the earliest, away from being the
+  // earliest, and into ties; the order must stay first-in first-out. Slots of 1 to 300 timers in a narrow span, time
+  // moving into it now and then (cascades, spread rings).
+  seeded_rounds<TestType>(0x5107, 12, 100, 8, 64, [](side_by_side<TestType>& both, rng& r, deadline_span span) {
+    const auto in_span = [&] { return span.base + r.below(span.width); };
     for (std::size_t i = 0, n = 1 + r.below(300); i < n; ++i) both.insert(in_span());
     both.check("the insertions");
     for (std::size_t step = 0; step < 3000 && both.error.empty(); ++step) {
@@ -256,14 +272,9 @@ TEMPLATE_LIST_TEST_CASE("reschedules that stay in their slot match min_heap, mov
           what = "cancelling";
           both.cancel(id);
           break;
-        case 8: {  // time moves, short of the earliest or up to it
-          const auto next = both.reference.next_expiration();
-          if (!next) break;
-          what = "advancing";
-          const tick now = both.queue.now();
-          both.advance(r.below(4) == 0 ? *next : now + r.below(*next - now + 1));
+        case 8:  // time moves, short of the earliest or up to it
+          if (both.advance_toward_next(r, 4)) what = "advancing";
           break;
-        }
         default:
           break;
       }
@@ -273,5 +284,5 @@ TEMPLATE_LIST_TEST_CASE("reschedules that stay in their slot match min_heap, mov
     both.check("the end");
     REQUIRE(both.error == "");
     CHECK(both.queue.check_invariants());
-  }
+  });
 }
