@@ -93,6 +93,7 @@ struct side_by_side {
 struct deadline_span {
   tick base;
   tick width;
+  [[nodiscard]] tick draw(rng& r) const { return base + r.below(width); }
 };
 
 // Runs body(both, r, span) for `rounds` seeded rounds (the seed printed on failure, TIMING_WHEEL_SEED replays it),
@@ -165,9 +166,7 @@ TEMPLATE_LIST_TEST_CASE("next_expiration() on crowded slots matches min_heap und
                         "[next_expiration][crowded][differential]", crowded_queues) {
   // A burst of deadlines close together: slots above level 0 with hundreds to thousands.
   seeded_rounds<TestType>(0xc0ffee, 6, 1000, 10, 4000, [](side_by_side<TestType>& both, rng& r, deadline_span span) {
-    const tick base = span.base;  // (not a structured binding: clang 14 cannot capture one)
-    const tick width = span.width;
-    const auto in_span = [&] { return base + r.below(width); };
+    const auto in_span = [&] { return span.draw(r); };
     for (std::size_t i = 0, n = 200 + r.below(2500); i < n; ++i) both.insert(in_span());
     both.check("the bursts");
     for (std::size_t step = 0; step < 4000 && both.error.empty(); ++step) {
@@ -187,11 +186,12 @@ TEMPLATE_LIST_TEST_CASE("next_expiration() on crowded slots matches min_heap und
         case 6:  // the earliest is pushed back, within the span or beyond it
           if (earliest == UINT64_MAX) break;
           what = "rescheduling the earliest";
-          both.reschedule(earliest, r.below(2) == 0 ? in_span() : base + width + r.below(100'000));
+          both.reschedule(earliest, r.below(2) == 0 ? in_span() : span.base + span.width + r.below(100'000));
           break;
         case 7: {  // a timer ahead of the earliest, or behind it
           what = "inserting into the span";
-          both.insert(r.below(4) == 0 ? base - r.below(std::min<tick>(base - both.queue.now(), 500)) : in_span());
+          both.insert(r.below(4) == 0 ? span.base - r.below(std::min<tick>(span.base - both.queue.now(), 500))
+                                      : in_span());
           break;
         }
         case 8: {  // a freed node reused for the deadline its last timer had
@@ -235,7 +235,7 @@ TEMPLATE_LIST_TEST_CASE("reschedules that stay in their slot match min_heap, mov
   // earliest, and into ties; the order must stay first-in first-out. Slots of 1 to 300 timers in a narrow span, time
   // moving into it now and then (cascades, spread rings).
   seeded_rounds<TestType>(0x5107, 12, 100, 8, 64, [](side_by_side<TestType>& both, rng& r, deadline_span span) {
-    const auto in_span = [&] { return span.base + r.below(span.width); };
+    const auto in_span = [&] { return span.draw(r); };
     for (std::size_t i = 0, n = 1 + r.below(300); i < n; ++i) both.insert(in_span());
     both.check("the insertions");
     for (std::size_t step = 0; step < 3000 && both.error.empty(); ++step) {
