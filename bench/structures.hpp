@@ -62,7 +62,7 @@ inline constexpr char lean_heap_name[] = "lean_4ary_heap";
 inline constexpr char textbook_name[] = "textbook_wheel";
 
 using exact_wheel = structure<timing_wheel::hierarchical_wheel<payload>, wheel_name>;
-// The default shape before 6 x 4,096: a 62 KB object instead of 0.7 MB, faster when timers are sparse
+// The default shape before 6 x 4,096: 62 KB of slot lists instead of 0.7 MB, faster when timers are sparse
 // (docs/design.md, "Geometry").
 using narrow_wheel = structure<timing_wheel::hierarchical_wheel<payload, 8, 8>, narrow_name>;
 using coarse_wheel =

@@ -216,7 +216,7 @@ TEST_CASE("geometry: the shapes' constants, worked by hand", "[geometry]") {
 TEST_CASE("wide levels: a timer due within the level-0 ring never moves, a later one moves once", "[geometry]") {
   using wide = timing_wheel::hierarchical_wheel<int, 6, 12, timing_wheel::precision::exact,
                                                 timing_wheel::counting_instrumentation>;
-  auto q = std::make_unique<wide>(tick{5});                                    // a 0.7 MB object: not on the stack
+  auto q = std::make_unique<wide>(tick{5});
   for (int i = 0; i < 4'000; ++i) q->insert(5 + 1 + static_cast<tick>(i), i);  // all within now()'s level-0 span
   std::vector<tick> fired;
   for (tick t = 6; t <= 4'100; ++t) q->advance(t, [&](tick deadline, int&&) { fired.push_back(deadline); });

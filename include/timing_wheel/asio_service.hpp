@@ -39,9 +39,9 @@ TIMING_WHEEL_NAMESPACE_BEGIN
 /// handlers running on it, or post to it). From other threads, post to get_executor(), or use concurrent.hpp's
 /// concurrent_service with a hook that posts a poll.
 ///
-/// `Queue<U>` is the queue underneath: the default `hierarchical_wheel<U>` is a 0.7 MB object; for many executors with
-/// few timers each, an alias template of `hierarchical_wheel<U, 8, 8>` (62 KB) or `min_heap<U>` keeps each service
-/// small.
+/// `Queue<U>` is the queue underneath: the default `hierarchical_wheel<U>` allocates 0.7 MB of slot lists; for many
+/// executors with few timers each, an alias template of `hierarchical_wheel<U, 8, 8>` (62 KB) or `min_heap<U>` keeps
+/// each service small.
 template <class Net, class Resolution = std::chrono::milliseconds,
           template <class> class Queue = detail::default_service_queue>
 class basic_asio_timer_service {

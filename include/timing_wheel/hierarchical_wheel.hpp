@@ -21,6 +21,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -129,10 +131,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   /// Effects: takes over `other`'s timers (their handles stay valid here); `other` is empty and usable.
-  /// Stack: a few hundred bytes, whatever the shape (the rings are copied and reset in place).
+  /// Complexity: O(1) in the timers; the slot lists move with their pointer, the bitmaps (a few KB) are copied.
   hierarchical_wheel(hierarchical_wheel&& other) noexcept
       : base(std::move(other)),
         m_rings(other.m_rings),
+        m_lists(std::move(other.m_lists)),
         m_chunks(std::move(other.m_chunks)),
         m_overflow(std::exchange(other.m_overflow, {})),
         m_spread(std::exchange(other.m_spread, {})),
@@ -147,6 +150,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       base::operator=(std::move(other));
       m_rings = other.m_rings;
       other.m_rings.reset();
+      m_lists = std::move(other.m_lists);
       m_chunks = std::move(other.m_chunks);
       m_overflow = std::exchange(other.m_overflow, {});
       m_spread = std::exchange(other.m_spread, {});
@@ -270,6 +274,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     this->assert_not_in_callback(detail::in_callback_clear);
     this->destroy_payloads();
     m_rings.reset();
+    if (m_lists) std::fill_n(m_lists.get(), list_total, detail::chunk_list{});
     m_chunks.reset();
     m_overflow.clear();
     m_spread = {};
@@ -350,20 +355,17 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       }
     }
   };
-  // The slot lists and bitmaps of every ring, and which physical ring serves which level now.
+  // The bitmaps of every ring, and which physical ring serves which level now. (The slot lists themselves, 16 bytes
+  // a slot, are m_lists.)
   struct ring_storage {
-    std::array<detail::chunk_list, list_total> lists{};
     std::array<detail::bitmap<slots>, active_levels> occupied{};  // occupied slots of each level's ring
     std::array<detail::bitmap<slots>, spread_levels> spread{};    // occupied slots of each spread ring
     ring_map map{};
     tick levels_used = 0;  // bit L set while level L's ring holds a timer
     tick spread_used = 0;  // bit L set while level L's spread ring holds a timer
 
-    // Back to the state of a new wheel, in place: `rings = {}` and std::exchange build a temporary as large as the
-    // rings (0.7 MB for the default shape, 62 KB for 8 x 8) on the stack, more than a small thread's or a
-    // coroutine's stack holds.
+    // Back to the state of a new wheel, in place (`rings = {}` would build a temporary of a few KB on the stack).
     void reset() noexcept {
-      lists.fill(detail::chunk_list{});
       for (detail::bitmap<slots>& ring : occupied) ring.clear();
       for (detail::bitmap<slots>& ring : spread) ring.clear();
       map = ring_map{};
@@ -399,7 +401,25 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     return detail::chunk_pool::chunks_needed(timers, list_total);
   }
   // Chunks enough for `timers` live timers, whatever is cancelled or cascaded: put() never allocates.
-  void reserve_chunks(std::size_t timers) { m_chunks.reserve_for(timers, list_total); }
+  // (The slot lists come with the first room made: a wheel that never held a timer, or was moved from, has none.
+  // Every path that reads a list has a timer pending, except advance_through() and check_invariants(), which
+  // test for them.)
+  void reserve_chunks(std::size_t timers) {
+    if (!m_lists && timers != 0) [[unlikely]]
+      m_lists = make_lists();
+    m_chunks.reserve_for(timers, list_total);
+  }
+  struct lists_deleter {
+    void operator()(detail::chunk_list* lists) const noexcept { ::operator delete(lists); }
+  };
+  using list_array = std::unique_ptr<detail::chunk_list[], lists_deleter>;
+  [[nodiscard]] static list_array make_lists() {
+    void* memory = ::operator new(list_total * sizeof(detail::chunk_list), std::nothrow);
+    if (memory == nullptr) detail::throw_bad_alloc();
+    auto* lists = static_cast<detail::chunk_list*>(memory);
+    std::uninitialized_fill_n(lists, list_total, detail::chunk_list{});
+    return list_array(lists);
+  }
 
   // ========================================================================= placing and removing one timer
 
@@ -424,7 +444,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         append(index, node, where);
       } else {
         // A list holding timers has its slot's bit set already: the bitmaps are written only when it fills.
-        const bool filled = !m_rings.lists[where.list].empty();
+        const bool filled = !m_lists[where.list].empty();
         if (filled || !put_past_empty_source(index, node, where)) {
           if (filled) {
             node.link = push_entry(where.list, index);
@@ -494,7 +514,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   // Appends a timer's entry to a slot list. Returns: its position, for the node's link.
   TIMING_WHEEL_HOT std::uint32_t push_entry(std::uint32_t list, std::uint32_t index) noexcept {
-    return m_chunks.push_back(m_rings.lists[list], list, index, [this](std::uint32_t moved, std::uint32_t position) {
+    return m_chunks.push_back(m_lists[list], list, index, [this](std::uint32_t moved, std::uint32_t position) {
       this->m_nodes[moved].link = position;
     });
   }
@@ -529,7 +549,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // Marks a timer's entry dead; an emptied list gives its chunks back, a crowded one is compacted. (A lone entry
   // just goes.)
   TIMING_WHEEL_HOT void remove_entry(std::uint32_t list, std::uint32_t position) noexcept {
-    detail::chunk_list& entries = m_rings.lists[list];
+    detail::chunk_list& entries = m_lists[list];
     if (entries.lone()) {
       entries = {};
       slot_emptied(list, role_of(list));
@@ -545,7 +565,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   // `role`: role_of(list), which the firing loop knows without the lookup.
   TIMING_WHEEL_HOT void after_removal(std::uint32_t list, ring_role role) noexcept {
-    detail::chunk_list& entries = m_rings.lists[list];
+    detail::chunk_list& entries = m_lists[list];
     if (entries.live == 0) {
       m_chunks.release(entries);
       slot_emptied(list, role);
@@ -569,7 +589,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   // unlink() for the loops that fire or move a list front to back. Requires: the list holds a timer.
   TIMING_WHEEL_HOT std::uint32_t take_front(std::uint32_t list, ring_role role) noexcept {
-    const std::uint32_t index = m_chunks.pop_front(m_rings.lists[list]);
+    const std::uint32_t index = m_chunks.pop_front(m_lists[list]);
     after_removal(list, role);
     m_next.known = false;  // a callback may have asked next_expiration(), which may be this timer's
     return index;
@@ -636,9 +656,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         std::size_t count = 0;
         lists[count++] = spread_base(next.where) + static_cast<std::uint32_t>(m_rings.spread[next.where].find_first());
         for_each_waiting(next.where, next.at, [&](std::uint32_t list, std::size_t, bool) { lists[count++] = list; });
-        const auto crowded = std::max_element(
-            lists.begin(), lists.begin() + count,
-            [&](std::uint32_t a, std::uint32_t b) { return m_rings.lists[a].live < m_rings.lists[b].live; });
+        const auto crowded =
+            std::max_element(lists.begin(), lists.begin() + count,
+                             [&](std::uint32_t a, std::uint32_t b) { return m_lists[a].live < m_lists[b].live; });
         tick earliest = earliest_of_span(*crowded, spread_base(next.where));
         for (auto list = lists.begin(); list != lists.begin() + count; ++list) {
           if (list != crowded) earliest = std::min(earliest, earliest_in(*list));
@@ -666,7 +686,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     // (It stops at the first: taking timers with peek() and cancel() would read a crowded slot each time.)
     const auto first_due_at = [&](std::uint32_t list) {
       if (found != detail::nil) return;
-      found = m_chunks.find_live(m_rings.lists[list], [&](std::uint32_t index) {
+      found = m_chunks.find_live(m_lists[list], [&](std::uint32_t index) {
         return std::max(this->m_nodes[index].deadline, this->m_now) <= due;
       });
     };
@@ -693,7 +713,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // its earliest timer was cancelled does not read the whole list. `ring`: the first list of a spread ring whose
   // timers may also answer (they are all due in the span asked about), or none.
   [[nodiscard]] tick earliest_of_span(std::uint32_t list, std::uint32_t ring) const noexcept {
-    const detail::chunk_list& entries = m_rings.lists[list];
+    const detail::chunk_list& entries = m_lists[list];
     if (entries.live <= detail::earliest_timers::worth_keeping) return earliest_in(list);
     if (const std::optional<tick> due = kept_earliest(list, ring)) return *due;
     if (!m_earliest.begin(list, ring, entries.live)) return earliest_in(list);
@@ -719,7 +739,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   [[nodiscard]] tick earliest_in(std::uint32_t list) const noexcept {
     tick earliest = UINT64_MAX;
-    m_chunks.for_each_live(m_rings.lists[list],
+    m_chunks.for_each_live(m_lists[list],
                            [&](std::uint32_t index) { earliest = std::min(earliest, this->m_nodes[index].deadline); });
     return earliest;
   }
@@ -730,6 +750,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // instructions inlined at the caller (W1 tick by tick: 45 instructions an idle advance when it was one function).
   template <class F>
   TIMING_WHEEL_NOINLINE std::size_t advance_through(tick to, F& on_expire, std::size_t budget) {
+    if (!m_lists) [[unlikely]] {  // never held a timer: nothing to fire, no list to look at
+      this->m_now = to;
+      return 0;
+    }
     const tick stride = std::max<tick>(to - this->m_now, 1);  // the spreading expects the next advance to move as far
     m_known.quiet_until = 0;
     m_next.known = false;
@@ -753,7 +777,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         enter_next_span(next.where);
       } else if (next.kind == event_kind::fire) {
         fired += fire_list(next.where, on_expire, budget - fired);
-      } else if (const lone_timer only = lone_timer_due_by(m_rings.lists[next.where], to); only.node != nullptr) {
+      } else if (const lone_timer only = lone_timer_due_by(m_lists[next.where], to); only.node != nullptr) {
         // Nothing pending is due before a slot's lone timer (lower levels are empty, later slots and levels hold
         // later spans): it fires now instead of cascading level by level. Sparse timers cost O(1) each.
         node_type& node = *only.node;
@@ -789,7 +813,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // dead entries at its front, which the removals keep short elsewhere (remove_entry).
   TIMING_WHEEL_NOINLINE void stopped_in(event next) noexcept {
     if (next.kind != event_kind::fire) return;
-    detail::chunk_list& entries = m_rings.lists[next.where];
+    detail::chunk_list& entries = m_lists[next.where];
     if (!entries.empty() && !entries.lone()) m_chunks.drop_dead_front(entries);
   }
 
@@ -799,7 +823,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     // Slots fire from a level's own ring: level 0's in a cascading wheel, any level's in a coarse one (whose rings
     // never swap, so the list id says the level).
     const ring_role role{static_cast<std::uint8_t>(geometry::cascades ? 0 : list / slots), false};
-    detail::chunk_list& entries = m_rings.lists[list];
+    detail::chunk_list& entries = m_lists[list];
     std::size_t fired = 0;
     if (entries.live > 1) {  // (a lone timer's node is loading already)
       prefetch_nodes(entries.front, entries.back);
@@ -844,7 +868,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (level >= 2) m_spread.forget_below(level - 1);
     if (list == m_earliest.list()) m_earliest.forget();  // it empties now, and cascades refill it unseen
     slot_emptied(list, {static_cast<std::uint8_t>(level), false});
-    detail::chunk_list& entries = m_rings.lists[list];
+    detail::chunk_list& entries = m_lists[list];
     if (entries.lone()) {
       const std::uint32_t index = m_chunks.pop_front(entries);
       move_down(index, this->m_nodes[index]);
@@ -918,7 +942,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       for_each_waiting(level, start, [this](std::uint32_t list, std::size_t up, bool spread) {
         if (spread) {
           swap_in(up);
-        } else if (!m_rings.lists[list].empty()) {
+        } else if (!m_lists[list].empty()) {
           cascade(list, up);
         }
       });
@@ -952,7 +976,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // through here or a cascade from above.)
   TIMING_WHEEL_HOT void source_grew(std::uint32_t list, std::size_t level) noexcept {
     if constexpr (spreads) {
-      const std::uint32_t live = m_rings.lists[list].live;
+      const std::uint32_t live = m_lists[list].live;
       const std::size_t below = level - 1;
       if (live == detail::spread_burst + 1 || (list == m_spread.source[below] && live > m_spread.room[below])) {
         m_spread.forget(below);
@@ -997,7 +1021,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         continue;
       }
       const std::uint32_t source = source_at(level, now);
-      if (source == none || !detail::must_spread(m_rings.lists[source].live)) {
+      if (source == none || !detail::must_spread(m_lists[source].live)) {
         m_spread.source[level] = none;  // turning crowded is seen by source_grew() anyway
         m_spread.quiet[level] = next_crowded_source(level, (now >> shift) & slot_mask);
         m_spread.stride[level] = UINT64_MAX;
@@ -1005,7 +1029,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         quiet = std::min(quiet, m_spread.quiet[level]);
         continue;
       }
-      const std::uint32_t live = m_rings.lists[source].live;
+      const std::uint32_t live = m_lists[source].live;
       // (A source still waiting to start takes its arrivals into the wait: its plan is made again below.)
       const bool started = m_spread.span_start[level] == span_end + 1 && ((m_rings.spread_used >> level) & 1U) != 0;
       const detail::share_decision share =
@@ -1028,7 +1052,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       const std::uint32_t target = spread_base(level);
       const auto move_share = [&](auto into_kept_ring) {
         m_chunks.pop_front(
-            m_rings.lists[source], share.moves, [this](std::uint32_t index) { return load_node(index); },
+            m_lists[source], share.moves, [this](std::uint32_t index) { return load_node(index); },
             [&](std::uint32_t index, node_type* loaded) {
               node_type& node = *loaded;
               const tick deadline = node.deadline;
@@ -1046,7 +1070,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       } else {
         move_share(std::false_type{});
       }
-      m_spread.left[level] = m_rings.lists[source].live;
+      m_spread.left[level] = m_lists[source].live;
       after_removal(source, role_of(source));
       m_next.known = false;
     }
@@ -1083,7 +1107,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     std::size_t next = m_rings.occupied[level + 1].find_next(digit + 2);
     for (std::size_t looked = 1;; ++looked) {
       if (next == detail::bitmap<slots>::npos) return revolution | (slot_mask << shift);
-      if (detail::must_spread(m_rings.lists[list_id(level + 1, next)].live)) return revolution | ((next - 1) << shift);
+      if (detail::must_spread(m_lists[list_id(level + 1, next)].live)) return revolution | ((next - 1) << shift);
       if (looked == detail::sparse_slots_passed) return revolution | (next << shift);
       next = m_rings.occupied[level + 1].find_next(next + 1);
     }
@@ -1145,6 +1169,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   /// Complexity: O(size() + Levels * slots + capacity()).
   [[nodiscard]] bool check_invariants() const noexcept {
     if (!this->nodes_hold()) return false;
+    if (!m_lists) {  // never held a timer since it was made, moved from or moved into
+      return this->size() == 0 && m_rings.levels_used == 0 && m_rings.spread_used == 0 && m_overflow.empty() &&
+             !m_chunks.covers(1) && (!m_next.known || !m_next.value);
+    }
     if (m_next.known && m_next.value != find_next_expiration()) return false;
     const event next = next_event();
     if (next.kind != event_kind::none && next.at < m_known.quiet_until) return false;
@@ -1157,7 +1185,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     std::size_t chunks = 0;
     // Every entry of `list` in order; check(node) for each live one.
     const auto list_holds = [&](std::uint32_t list, auto&& check) {
-      const detail::chunk_list& entries = m_rings.lists[list];
+      const detail::chunk_list& entries = m_lists[list];
       const std::uint32_t spanned = m_chunks.chunks_of(entries, list);
       if (spanned == detail::nil || entries.empty() != (entries.live == 0) || entries.crowded()) return false;
       if (entries.empty()) return entries.dead == 0;
@@ -1187,9 +1215,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       bool level_used = false;
       for (std::size_t slot = 0; slot < slots; ++slot) {
         const std::uint32_t list = list_id(level, slot);
-        if (m_rings.lists[list].empty() == m_rings.occupied[level].test(slot)) return false;
+        if (m_lists[list].empty() == m_rings.occupied[level].test(slot)) return false;
         if (role_of(list).level != level || role_of(list).spread) return false;
-        level_used = level_used || !m_rings.lists[list].empty();
+        level_used = level_used || !m_lists[list].empty();
         const bool holds = list_holds(
             list, [&](const node_type& node) { return geometry::holds(level, slot, node.deadline, this->m_now); });
         if (!holds) return false;
@@ -1203,9 +1231,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       bool used = false;
       for (std::size_t slot = 0; slot < slots; ++slot) {
         const std::uint32_t list = spread_base(level) + static_cast<std::uint32_t>(slot);
-        if (m_rings.lists[list].empty() == m_rings.spread[level].test(slot)) return false;
+        if (m_lists[list].empty() == m_rings.spread[level].test(slot)) return false;
         if (role_of(list).level != level || !role_of(list).spread) return false;
-        used = used || !m_rings.lists[list].empty();
+        used = used || !m_lists[list].empty();
         const bool holds = list_holds(list, [&](const node_type& node) {
           return (node.deadline >> span_shift) == (this->m_now >> span_shift) + 1 &&
                  (node.deadline >> span_shift) == (m_spread.span_start[level] >> span_shift) &&
@@ -1257,11 +1285,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         for (tick at = this->m_now; at <= std::min(last, revolution_end);) {
           const tick span_end = at | detail::low_mask(shift);
           const std::uint32_t source = source_at(level, at);
-          if (source != none && detail::must_spread(m_rings.lists[source].live)) {
+          if (source != none && detail::must_spread(m_lists[source].live)) {
             const tick ticks_left = span_end - std::min(last, span_end);  // after the last skipped tick
             const tick stride = m_spread.quiet_stride;
             const tick advances_left = stride == UINT64_MAX ? 0 : detail::ceil_div(ticks_left, stride);
-            if (detail::advances_to_spread(m_rings.lists[source].live) > advances_left) return false;
+            if (detail::advances_to_spread(m_lists[source].live) > advances_left) return false;
           }
           if (span_end == UINT64_MAX) break;
           at = span_end + 1;
@@ -1274,6 +1302,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // ======================================================================================================= state
 
   ring_storage m_rings;
+  // Every ring's slot lists, on the heap (0.7 MB for the default shape, 62 KB for 8 x 8): the wheel stays a few KB,
+  // safe on a small stack, and a move takes them over in O(1). Allocated with the first room for a timer.
+  list_array m_lists;
   detail::chunk_pool m_chunks;
   detail::indexed_heap m_overflow;
   detail::spreading_state<spread_levels> m_spread;

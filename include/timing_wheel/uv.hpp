@@ -42,9 +42,9 @@ TIMING_WHEEL_NAMESPACE_BEGIN
 ///     timers.reschedule_after(h, std::chrono::seconds(30));   // on every read: O(1)
 ///     uv_run(loop, UV_RUN_DEFAULT);
 ///
-/// `Queue<U>` is the queue underneath: the default `hierarchical_wheel<U>` is a 0.7 MB object; for many loops with
-/// few timers each, an alias template of `hierarchical_wheel<U, 8, 8>` (62 KB) or `min_heap<U>` keeps each service
-/// small.
+/// `Queue<U>` is the queue underneath: the default `hierarchical_wheel<U>` allocates 0.7 MB of slot lists; for many
+/// loops with few timers each, an alias template of `hierarchical_wheel<U, 8, 8>` (62 KB) or `min_heap<U>` keeps each
+/// service small.
 template <class Resolution = std::chrono::milliseconds, template <class> class Queue = detail::default_service_queue>
 class uv_timer_service {
  public:

@@ -105,6 +105,31 @@ bool fixed_capacity_allocates_nothing() {
   return ok;
 }
 
+// A queue that was never given a timer allocates nothing: constructing, advancing, asking, moving and clearing it
+// (a hierarchical wheel's slot lists come with its first insertion or reserve()). reserve(0) asks for nothing.
+template <class Q>
+bool empty_queue_allocates_nothing() {
+  allocations = 0;
+  counting = true;
+  std::size_t fired = 0;
+  {
+    Q q(3);
+    q.advance(1'000, [&](tick, std::uint64_t&&) { ++fired; });
+    q.advance(tick{1} << 50, [&](tick, std::uint64_t&&) { ++fired; });
+    q.reserve(0);
+    const bool quiet = !q.next_expiration() && !q.peek() && q.empty() && q.check_invariants();
+    Q moved(std::move(q));
+    q = std::move(moved);
+    moved.clear();
+    q.clear();
+    fired += quiet ? 0 : 1;
+  }
+  counting = false;
+  const bool ok = allocations == 0 && fired == 0;
+  std::printf("%s empty: %zu allocations: %s\n", typeid(Q).name(), allocations, ok ? "ok" : "FAILED");
+  return ok;
+}
+
 // timer_service::reserve(timers, periodic): scheduling, firing and rearming that many allocates nothing.
 bool service_allocates_nothing_after_reserve() {
   using namespace std::chrono_literals;
@@ -131,13 +156,14 @@ template <class... Q>
 int count_failures(std::tuple<Q...>*) {
   // Every queue runs, failed or not.
   return (0 + ... + (allocates_nothing_after_reserve<Q>() ? 0 : 1)) +
-         (0 + ... + (fixed_capacity_allocates_nothing<Q>() ? 0 : 1));
+         (0 + ... + (fixed_capacity_allocates_nothing<Q>() ? 0 : 1)) +
+         (0 + ... + (empty_queue_allocates_nothing<Q>() ? 0 : 1));
 }
 
 using queues_checked = timing_wheel_test::all_queues_and_default<std::uint64_t>;
 
 int main() {
-  constexpr int queues = 2 * std::tuple_size_v<queues_checked> + 1;
+  constexpr int queues = 3 * std::tuple_size_v<queues_checked> + 1;
   const int failed =
       count_failures(static_cast<queues_checked*>(nullptr)) + (service_allocates_nothing_after_reserve() ? 0 : 1);
   std::printf("%d passed, %d failed\n", queues - failed, failed);
