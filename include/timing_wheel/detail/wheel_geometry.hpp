@@ -16,6 +16,7 @@
 #include <timing_wheel/types.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <concepts>
 #include <cstddef>
@@ -72,12 +73,29 @@ struct exact_geometry : geometry_shape<Levels, Bits, Bits> {
 
   [[nodiscard]] static constexpr tick max_lateness(tick /*delay*/) noexcept { return 0; }
 
+  // For each bit of a tick: the base-2^Bits digit it belongs to, and that digit's lowest bit.
+  struct digit_table {
+    std::array<std::uint8_t, 64> level;
+    std::array<std::uint8_t, 64> shift;
+  };
+  static constexpr digit_table digit_tables = [] {
+    digit_table table{};
+    for (std::size_t bit = 0; bit < 64; ++bit) {
+      table.level[bit] = static_cast<std::uint8_t>(bit / Bits);
+      table.shift[bit] = static_cast<std::uint8_t>(bit / Bits * Bits);
+    }
+    return table;
+  }();
+
   // The highest base-2^Bits digit in which due and now differ: the timer waits in that level until now() reaches
   // the span of its slot there, and no lower level can tell its slot apart from now()'s. Requires: due >= now.
+  // (The level and its shift come from tables indexed by the highest differing bit: a division by Bits and a
+  // multiplication back were 6 of an insertion's 95 instructions, and a multiply's latency.)
   TIMING_WHEEL_HOT [[nodiscard]] static constexpr wheel_position locate(tick due, tick now) noexcept {
-    const auto level = static_cast<std::uint32_t>((std::bit_width((due ^ now) | 1) - 1) / Bits);
-    if (level >= Levels) return {wheel_position::beyond, 0, due};
-    return {level, (due >> (level * Bits)) & slot_mask, due};
+    const unsigned highest = static_cast<unsigned>(std::countl_zero((due ^ now) | 1)) ^ 63U;
+    const std::uint32_t level = digit_tables.level[highest];
+    if (may_overflow && level >= Levels) return {wheel_position::beyond, 0, due};
+    return {level, (due >> digit_tables.shift[highest]) & slot_mask, due};
   }
 
   // When a timer due at `deadline` in (level, slot) fires: its due time (a level-0 slot holding a timer inserted
