@@ -122,9 +122,10 @@ totals run(const inputs& in) {
 totals run_none(const inputs& in) {
   totals out;
   if (in.workload == "w2") {  // the mix's own work: its operations, on no queue
-    bench::trading_mix<std::uint32_t> ops(bench::trading_seed);
-    const auto insert = [](tick, std::uint32_t id) { return id; };
-    const auto cancel = [](std::uint32_t) {};
+    // (With the handle type of this library's queues, so that its bookkeeping is the same code theirs runs.)
+    bench::trading_mix<timing_wheel::timer_handle> ops(bench::trading_seed);
+    const auto insert = [](tick, std::uint32_t) { return timing_wheel::timer_handle{}; };
+    const auto cancel = [](timing_wheel::timer_handle) {};
     for (std::size_t t = 0; t < in.n; ++t) {
       for (std::size_t i = 0; i < bench::trading_ops_per_tick; ++i) ops.op(t, insert, cancel);
     }

@@ -22,25 +22,17 @@ class trading_mix {
   explicit trading_mix(std::uint64_t seed) : m_random(seed) {}
 
   // One op on a queue whose now() is `now`: insert(deadline, id) inserts and returns the handle; cancel(handle)
-  // cancels (each a callable, so the caller may time the queue's call alone). Out of line, so that the mix compiles
-  // alike whatever queue it drives, and bench/instructions can subtract it.
+  // cancels (each a callable, so the caller may time the queue's call alone). Out of line, and its bookkeeping in
+  // functions of their own, so that the mix compiles alike whatever queue it drives and bench/instructions can
+  // subtract it: inlined, the vectors' growth paths went in or out of each copy with the compiler's budget, and a
+  // change to the wheel once moved the subtracted baseline by 1,500 instructions a tick.
   template <class Insert, class Cancel>
   [[gnu::noinline]] void op(tick now, Insert&& insert, Cancel&& cancel) {
     const std::uint64_t r = mix(++m_random);
     const std::uint64_t kind = r % 100;
     if (kind < 80) {
-      std::uint32_t id = 0;
-      if (m_free_ids.empty()) {
-        id = static_cast<std::uint32_t>(m_handles.size());
-        m_handles.emplace_back();
-        m_position.push_back(0);
-      } else {
-        id = m_free_ids.back();
-        m_free_ids.pop_back();
-      }
-      m_handles[id] = insert(now + 10 + (r >> 8) % (trading_horizon - 9), id);
-      m_position[id] = static_cast<std::uint32_t>(m_live.size());
-      m_live.push_back(id);
+      const std::uint32_t id = take_id();
+      remember(id, insert(now + 10 + (r >> 8) % (trading_horizon - 9), id));
     } else if (kind < 85 && !m_live.empty()) {
       const std::uint32_t id = m_live[(r >> 8) % m_live.size()];
       cancel(m_handles[id]);
@@ -54,7 +46,23 @@ class trading_mix {
   [[nodiscard]] std::size_t live() const { return m_live.size(); }
 
  private:
-  void forget(std::uint32_t id) {
+  [[gnu::noinline]] std::uint32_t take_id() {
+    if (m_free_ids.empty()) {
+      const auto id = static_cast<std::uint32_t>(m_handles.size());
+      m_handles.emplace_back();
+      m_position.push_back(0);
+      return id;
+    }
+    const std::uint32_t id = m_free_ids.back();
+    m_free_ids.pop_back();
+    return id;
+  }
+  [[gnu::noinline]] void remember(std::uint32_t id, Handle handle) {
+    m_handles[id] = handle;
+    m_position[id] = static_cast<std::uint32_t>(m_live.size());
+    m_live.push_back(id);
+  }
+  [[gnu::noinline]] void forget(std::uint32_t id) {
     const std::uint32_t last = m_live.back();
     m_live[m_position[id]] = last;
     m_position[last] = m_position[id];
