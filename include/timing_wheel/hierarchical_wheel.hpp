@@ -810,14 +810,16 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // The event after `done`, the one just handled. In an exact wheel, a level-0 slot that fired and emptied is
-  // followed by the next occupied slot of its ring, if there is one: every other event (a cascade, a span start, the
-  // overflow store) comes at or after the ring's end, and timers the callbacks add before that land in the ring.
-  // One bitmap search instead of next_event()'s: the backtest's slots mostly hold one timer, so a firing is as
-  // many searches as timers.
+  // followed by the first occupied slot of its ring, if there is one (the slots before the one that fired are past,
+  // so empty): every other event (a cascade, a span start, the overflow store) comes at or after the ring's end, and
+  // timers the callbacks add before that land in the ring. One bitmap search instead of next_event()'s: the backtest's
+  // slots mostly hold one timer, so a firing is as many searches as timers. (find_first(), not find_next() from the
+  // slot after: its two bit scans take no branch, and find_next()'s branch on the word running out cost W1 0.2
+  // mispredicts a timer.)
   [[nodiscard]] event event_after(event done) const noexcept {
     if constexpr (geometry::cascades) {
       if (done.kind == event_kind::fire && m_lists[done.where].empty()) {
-        const std::size_t slot = m_rings.occupied[0].find_next(static_cast<std::size_t>(done.at & slot_mask) + 1);
+        const std::size_t slot = m_rings.occupied[0].find_first();
         if (slot != detail::bitmap<slots>::npos)
           return {list_id(0, slot), event_kind::fire, (done.at & ~slot_mask) | slot};
       }
