@@ -852,12 +852,12 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       return 1;
     }
     std::size_t fired = 0;
-    if (entries.live > 1) {  // (a lone timer's node is loading already)
+    if (entries.live > 1) {  // (one live timer among dead entries: nothing to load ahead)
       prefetch_nodes(entries.front, entries.back);
       prefetch_next_chunk(entries);
     }
     while (!entries.empty() && fired < budget) {
-      // A chunk begins: the next one's nodes load. (Not for a lone timer: W1's slots mostly hold one.)
+      // A chunk begins: the next one's nodes load (unless one timer is left).
       if (detail::offset_of(entries.front) == 0 && entries.live > 1) prefetch_next_chunk(entries);
       const std::uint32_t index = take_front(list, role);
       ++fired;
