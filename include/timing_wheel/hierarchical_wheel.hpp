@@ -758,6 +758,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_known.quiet_until = 0;
     m_next.known = false;
     std::size_t fired = 0;
+    const bool ahead = geometry::cascades && looks_ahead();
     event next = current_event();
     forget_event();  // the loop changes the queue; callbacks asking next_expiration() search afresh
     for (; next.kind != event_kind::none && next.at <= to; next = event_after(next)) {
@@ -776,7 +777,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       } else if (next.kind == event_kind::span_start) {
         enter_next_span(next.where);
       } else if (next.kind == event_kind::fire) {
-        fired += fire_list(next.where, on_expire, budget - fired);
+        fired += fire_list(next.where, on_expire, budget - fired, ahead);
       } else if (const lone_timer only = lone_timer_due_by(m_lists[next.where], to); only.node != nullptr) {
         // Nothing pending is due before a slot's lone timer (lower levels are empty, later slots and levels hold
         // later spans): it fires now instead of cascading level by level. Sparse timers cost O(1) each.
@@ -809,6 +810,24 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     return fired;
   }
 
+  // Timers whose nodes take more than this many bytes mostly come from DRAM when they fire (their nodes lie in
+  // insertion order, they fire in deadline order), so the firing starts loading the next slot's while this one
+  // fires. W1 on this machine: 3x10^6 and 10^7 timers (72 and 240 MB of nodes) fired 9-10% faster with it, tick by
+  // tick and in one advance; at 10^6 (24 MB, within the last-level cache) it cost 3% in one advance.
+  static constexpr std::size_t look_ahead_bytes = std::size_t{32} << 20;
+  [[nodiscard]] bool looks_ahead() const noexcept { return this->size() * sizeof(node_type) > look_ahead_bytes; }
+  // Starts loading what firing level 0's `slot` (or npos: none) reads first, the lone timer's node or the first
+  // chunk, so that it arrives while the slot before it fires.
+  TIMING_WHEEL_HOT void look_ahead(std::size_t slot) const noexcept {
+    if (slot == detail::bitmap<slots>::npos) return;
+    const detail::chunk_list& entries = m_lists[list_id(0, slot)];
+    if (entries.lone()) {
+      prefetch_node(entries.back);
+    } else if (!entries.empty()) {
+      detail::prefetch(&m_chunks[detail::chunk_of(entries.front)]);
+    }
+  }
+
   // The event after `done`, the one just handled. In an exact wheel, a level-0 slot that fired and emptied is
   // followed by the first occupied slot of its ring, if there is one (the slots before the one that fired are past,
   // so empty): every other event (a cascade, a span start, the overflow store) comes at or after the ring's end, and
@@ -835,9 +854,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (!entries.empty() && !entries.lone()) m_chunks.drop_dead_front(entries);
   }
 
-  // Fires a slot list due at now(), front to back; timers the callbacks append to it (due now) fire too.
+  // Fires a slot list due at now(), front to back; timers the callbacks append to it (due now) fire too. `ahead`:
+  // whether to start loading the next slot's timers (looks_ahead(), asked once an advance).
   template <class F>
-  std::size_t fire_list(std::uint32_t list, F& on_expire, std::size_t budget) {
+  std::size_t fire_list(std::uint32_t list, F& on_expire, std::size_t budget, bool ahead) {
     // Slots fire from a level's own ring: level 0's in a cascading wheel, any level's in a coarse one (whose rings
     // never swap, so the list id says the level).
     const ring_role role{static_cast<std::uint8_t>(geometry::cascades ? 0 : list / slots), false};
@@ -845,6 +865,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (entries.lone()) {  // most slots of a sparse wheel: without the loop's bookkeeping
       const std::uint32_t index = std::exchange(entries, detail::chunk_list{}).back;
       slot_emptied(list, role);
+      if constexpr (geometry::cascades) {
+        if (ahead) look_ahead(m_rings.occupied[0].find_first());  // (the slots up to this one are empty)
+      }
       m_next.known = false;
       this->m_instr.inspected();
       this->m_instr.slot_processed(1);
@@ -852,6 +875,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       return 1;
     }
     std::size_t fired = 0;
+    if constexpr (geometry::cascades) {
+      if (ahead) look_ahead(m_rings.occupied[0].find_next((list & slot_mask) + 1));
+    }
     if (entries.live > 1) {  // (one live timer among dead entries: nothing to load ahead)
       prefetch_nodes(entries.front, entries.back);
       prefetch_next_chunk(entries);
