@@ -855,9 +855,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // Fires a slot list due at now(), front to back; timers the callbacks append to it (due now) fire too. `ahead`:
-  // whether to start loading the next slot's timers (looks_ahead(), asked once an advance).
+  // whether to start loading the next slot's timers (looks_ahead(), asked once an advance). (Forced inline at its one
+  // caller: g++ moved it out of line once it grew, and the call cost the backtest 20 instructions a timer.)
   template <class F>
-  std::size_t fire_list(std::uint32_t list, F& on_expire, std::size_t budget, bool ahead) {
+  TIMING_WHEEL_HOT std::size_t fire_list(std::uint32_t list, F& on_expire, std::size_t budget, bool ahead) {
     // Slots fire from a level's own ring: level 0's in a cascading wheel, any level's in a coarse one (whose rings
     // never swap, so the list id says the level).
     const ring_role role{static_cast<std::uint8_t>(geometry::cascades ? 0 : list / slots), false};
