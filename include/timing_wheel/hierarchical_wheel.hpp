@@ -855,7 +855,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // Fires a slot list due at now(), front to back; timers the callbacks append to it (due now) fire too. `ahead`:
-  // whether to start loading the next slot's timers (looks_ahead(), asked once an advance). (Forced inline at its one
+  // whether to start loading the next slot's timers (looks_ahead(), asked once an advance; never in a coarse wheel,
+  // whose level 0 is not the next to fire). (Forced inline at its one
   // caller: g++ moved it out of line once it grew, and the call cost the backtest 20 instructions a timer.)
   template <class F>
   TIMING_WHEEL_HOT std::size_t fire_list(std::uint32_t list, F& on_expire, std::size_t budget, bool ahead) {
@@ -866,9 +867,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (entries.lone()) {  // most slots of a sparse wheel: without the loop's bookkeeping
       const std::uint32_t index = std::exchange(entries, detail::chunk_list{}).back;
       slot_emptied(list, role);
-      if constexpr (geometry::cascades) {
-        if (ahead) look_ahead(m_rings.occupied[0].find_first());  // (the slots up to this one are empty)
-      }
+      if (ahead) look_ahead(m_rings.occupied[0].find_first());  // (the slots up to this one are empty)
       m_next.known = false;
       this->m_instr.inspected();
       this->m_instr.slot_processed(1);
@@ -876,9 +875,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       return 1;
     }
     std::size_t fired = 0;
-    if constexpr (geometry::cascades) {
-      if (ahead) look_ahead(m_rings.occupied[0].find_next((list & slot_mask) + 1));
-    }
+    if (ahead) look_ahead(m_rings.occupied[0].find_next((list & slot_mask) + 1));
     if (entries.live > 1) {  // (one live timer among dead entries: nothing to load ahead)
       prefetch_nodes(entries.front, entries.back);
       prefetch_next_chunk(entries);
