@@ -109,8 +109,9 @@ class flat_wheel : public detail::queue_base<T, detail::flat_node<T>, Instr> {
   /// Complexity: O(1).
   std::optional<T> cancel(timer_handle handle) {
     [[maybe_unused]] const auto owned = this->owned();
-    if (!this->pending(handle)) return std::nullopt;
-    return this->cancel_node(handle.index, [this](std::uint32_t index) { unlink(index); });
+    auto* const node = this->pending_node(handle);
+    if (node == nullptr) return std::nullopt;
+    return this->cancel_node(handle.index, *node, [this](std::uint32_t index) { unlink(index); });
   }
 
   /// Effects: moves a pending timer to `deadline`, as a new insertion; the payload stays in place.

@@ -84,9 +84,11 @@ class min_heap : public detail::queue_base<T, detail::heap_node<T>, Instr> {
   /// cancelled, cleared, default-constructed or stale). Complexity: O(log n).
   std::optional<T> cancel(timer_handle handle) {
     [[maybe_unused]] const auto owned = this->owned();
-    if (!this->pending(handle)) return std::nullopt;
-    return this->cancel_node(
-        handle.index, [this](std::uint32_t index) { m_heap.erase(m_position[index], on_move(), this->m_instr); });
+    auto* const node = this->pending_node(handle);
+    if (node == nullptr) return std::nullopt;
+    return this->cancel_node(handle.index, *node, [this](std::uint32_t index) {
+      m_heap.erase(m_position[index], on_move(), this->m_instr);
+    });
   }
 
   /// Effects: moves a pending timer to `deadline`, as a new insertion (it fires after timers already due at the

@@ -153,13 +153,17 @@ class queue_base {
     return created;
   }
 
-  /// Cancels a linked node: moves its payload out (if that throws, nothing changed), then `unlink(index)`, then
-  /// frees the node.
+  /// The node a pending handle names, or nullptr when it is not pending (found once: each lookup costs a few
+  /// instructions).
+  [[nodiscard]] Node* pending_node(timer_handle handle) noexcept { return m_nodes.find(handle.index, handle.generation); }
+
+  /// Cancels a linked node (`node`, which `index` names): moves its payload out (if that throws, nothing changed),
+  /// then `unlink(index)`, then frees the node.
   template <class Unlink>
-  [[nodiscard]] std::optional<T> cancel_node(std::uint32_t index, Unlink&& unlink) {
-    std::optional<T> value(std::in_place, std::move(m_nodes[index].payload.value));
+  [[nodiscard]] std::optional<T> cancel_node(std::uint32_t index, Node& node, Unlink&& unlink) {
+    std::optional<T> value(std::in_place, std::move(node.payload.value));
     unlink(index);
-    free_node(index);
+    free_node(index, node);
     m_instr.cancelled();
     return value;
   }
@@ -242,8 +246,8 @@ class queue_base {
   [[no_unique_address]] thread_owner m_owner;
 
  private:
-  void free_node(std::uint32_t index) noexcept {
-    Node& node = m_nodes[index];
+  void free_node(std::uint32_t index) noexcept { free_node(index, m_nodes[index]); }
+  void free_node(std::uint32_t index, Node& node) noexcept {
     std::destroy_at(std::addressof(node.payload.value));
     slab<Node>::retire(node);
     m_nodes.release(index, node);

@@ -96,6 +96,12 @@ class slab {
   [[nodiscard]] bool matches(std::uint32_t index, std::uint32_t generation) const noexcept {
     return index < m_used && is_live(generation) && (*this)[index].generation == generation;
   }
+  /// The node matches() finds, or nullptr.
+  [[nodiscard]] Node* find(std::uint32_t index, std::uint32_t generation) noexcept {
+    if (index >= m_used || !is_live(generation)) return nullptr;
+    Node& node = (*this)[index];
+    return node.generation == generation ? &node : nullptr;
+  }
 
   /// Allocates storage for `nodes` now and never more: the slab becomes fixed-capacity.
   void fix_capacity(std::size_t nodes) {
