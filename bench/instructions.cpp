@@ -46,7 +46,8 @@ inputs make_inputs(std::string_view workload, std::size_t n) {
   inputs in{std::string(workload), n, {}, {}};
   const bool sparse = workload == "w5";
   const tick range = sparse ? tick{4096} << 20 : tick{1} << 20;
-  if (workload == "w2" || workload == "w6" || workload == "w7") return in;  // their operations follow from the op number
+  if (workload == "w2" || workload == "w6" || workload == "w7")
+    return in;  // their operations follow from the op number
   if (workload != "w3") {
     in.deadlines.resize(n);
     for (std::size_t i = 0; i < n; ++i) in.deadlines[i] = 1 + mix(i) % (range - 1);

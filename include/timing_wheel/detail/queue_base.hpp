@@ -155,7 +155,9 @@ class queue_base {
 
   /// The node a pending handle names, or nullptr when it is not pending (found once: each lookup costs a few
   /// instructions).
-  [[nodiscard]] Node* pending_node(timer_handle handle) noexcept { return m_nodes.find(handle.index, handle.generation); }
+  [[nodiscard]] Node* pending_node(timer_handle handle) noexcept {
+    return m_nodes.find(handle.index, handle.generation);
+  }
 
   /// Cancels a linked node (`node`, which `index` names): moves its payload out (if that throws, nothing changed),
   /// then `unlink(index)`, then frees the node.
