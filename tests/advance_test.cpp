@@ -168,3 +168,78 @@ TEMPLATE_LIST_TEST_CASE("idle advances keep the next event the last advance foun
     CHECK(q.empty());
   }
 }
+
+// A cancel keeps the next event the last advance found unless it empties the list that event names, or that event is
+// a spread ring's span start or the overflow store's. check_invariants() compares what is kept with a fresh search
+// at every step, while cancels hit the next event's list, its last timer, spread rings and the overflow store.
+TEMPLATE_LIST_TEST_CASE("cancels between advances keep the next event unless they take it", "[advance]",
+                        remembering_wheels) {
+  constexpr bool exact = TestType::mode == precision::exact;
+  {
+    TestType q;
+    q.insert(5, 1);
+    const timing_wheel::timer_handle first = q.insert(9, 2);
+    q.insert(9, 3);
+    q.advance(1, [](int&&) { FAIL("nothing is due"); });
+    REQUIRE(invariants_hold(q));
+    q.cancel(first);  // not the next event's list, or not its last timer: the next event stays
+    REQUIRE(invariants_hold(q));
+    const std::optional<tick> before = q.next_expiration();
+    REQUIRE(before.has_value());
+    q.advance(*before - 1, [](int&&) { FAIL("nothing is due"); });
+    REQUIRE(invariants_hold(q));
+    // Cancel every timer of the next firing: the event goes, and the next advance may not fire anything early.
+    std::vector<int> taken;
+    while (q.peek() && q.peek()->deadline <= *before) taken.push_back(*q.cancel(q.peek()->handle));
+    REQUIRE(invariants_hold(q));
+    CHECK(!taken.empty());
+    CHECK(q.advance(*before, [](int&&) { FAIL("cancelled"); }) == 0);
+    REQUIRE(invariants_hold(q));
+  }
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    CAPTURE(seed);  // replay: this seed alone reproduces the run
+    rng random{seed};
+    const unsigned span_bits = 4 + static_cast<unsigned>(random.below(30));
+    const tick span = tick{1} << span_bits;
+    TestType q;
+    min_heap<int> reference;
+    std::vector<std::pair<timing_wheel::timer_handle, timing_wheel::timer_handle>> handles;
+    const auto insert = [&](tick deadline) {
+      const int id = static_cast<int>(handles.size());
+      handles.emplace_back(q.insert(deadline, id), reference.insert(deadline, id));
+    };
+    for (int i = 0; i < 80; ++i) insert(1 + random.below(span));
+    std::vector<int> fired;
+    std::vector<int> expected;
+    while (!reference.empty()) {
+      const tick stride = random.below(4) == 0 ? 1 + random.below(span / 64 + 1) : 1 + random.below(3);
+      const tick to = q.now() + stride;
+      q.advance(to, [&](int&& value) { fired.push_back(value); });
+      reference.advance(to, [&](int&& value) { expected.push_back(value); });
+      REQUIRE(invariants_hold(q));
+      if constexpr (exact) REQUIRE(fired == expected);
+      // Cancels: half of them the timer that fires next (in the next event's list, often its last timer), the rest any.
+      for (std::uint64_t cancels = random.below(3); cancels > 0; --cancels) {
+        const std::optional<timing_wheel::timer_view<int>> next = q.peek();
+        const std::size_t victim = random.below(2) == 0 && next
+                                       ? static_cast<std::size_t>(*next->payload)
+                                       : static_cast<std::size_t>(random.below(handles.size()));
+        const bool taken = q.cancel(handles[victim].first).has_value();
+        const bool was_pending = reference.cancel(handles[victim].second).has_value();
+        if constexpr (exact) {
+          CHECK(taken == was_pending);
+        } else if (taken && !was_pending) {  // a coarse wheel fires late: the reference had fired it already
+          expected.erase(std::find(expected.begin(), expected.end(), static_cast<int>(victim)));
+        }
+        REQUIRE(invariants_hold(q));
+        if constexpr (exact) REQUIRE(q.next_expiration() == reference.next_expiration());
+      }
+      if (random.below(4) == 0) insert(q.now() + 1 + random.below(span / 4 + 1));
+    }
+    q.advance(q.now() + 2 * span + 1, [&](int&& value) { fired.push_back(value); });
+    std::sort(fired.begin(), fired.end());
+    std::sort(expected.begin(), expected.end());
+    CHECK(fired == expected);
+    CHECK(q.empty());
+  }
+}

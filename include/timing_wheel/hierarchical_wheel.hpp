@@ -195,7 +195,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     [[maybe_unused]] const auto owned = this->owned();
     node_type* const node = this->pending_node(handle);
     if (node == nullptr) return std::nullopt;
-    return this->cancel_node(handle.index, *node, [this, node](std::uint32_t) { unlink(*node); });
+    return this->cancel_node(handle.index, *node, [this, node](std::uint32_t) { unlink(*node, true); });
   }
 
   /// Effects: moves a pending timer to `deadline`, as a new insertion (it fires after timers already due at the
@@ -209,7 +209,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     const placement where = locate(due_of(deadline));
     if (where.in == store::overflow) make_overflow_room();
     node_type& node = *pending;
-    unlink(node);
+    unlink(node, false);
     node.deadline = deadline;
     put(handle.index, node, where);
     return true;
@@ -545,9 +545,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
   }
 
-  TIMING_WHEEL_HOT void unlink(const node_type& node) noexcept {
-    forget_event();
+  // Takes a pending timer out of its list or the overflow store. A cancel keeps the next event the last advance
+  // found (`keep_event`) unless it empties the list that event names or the event is a spread ring's span start or
+  // the overflow store's (a ring or the store may empty or start later): any other event stays the next one, and an
+  // event loop that cancels a timer between advances (W7) searched the bitmaps again at each. A reschedule forgets
+  // it at once: its put() above level 0 forgets it anyway, and testing cost W3 8 instructions a reschedule.
+  TIMING_WHEEL_HOT void unlink(const node_type& node, bool keep_event) noexcept {
+    if (!keep_event) forget_event();
     if (in_overflow(node.link)) {
+      forget_event();
       if (m_next.value == node.deadline) m_next.known = false;
       m_overflow.erase(node.link >> detail::offset_bits, on_move(), this->m_instr);
       return;
@@ -557,6 +563,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (m_next.known && m_next.value == geometry::fire_time(node.deadline, list / slots, list & slot_mask, this->m_now))
       m_next.known = false;
     remove_entry(list, node.link);
+    if (keep_event &&
+        (m_known.next.kind >= event_kind::span_start || (list == m_known.next.where && m_lists[list].empty())))
+      forget_event();
   }
 
   // Marks a timer's entry dead; an emptied list gives its chunks back, a crowded one is compacted. (A lone entry
