@@ -286,3 +286,62 @@ TEMPLATE_LIST_TEST_CASE("reschedules that stay in their slot match min_heap, mov
     CHECK(both.queue.check_invariants());
   });
 }
+
+TEMPLATE_LIST_TEST_CASE("a crowded slot whose timers join in deadline order answers from its front",
+                        "[next_expiration][crowded][differential]", crowded_queues) {
+  // Request timeouts: timers of one length start in order; the earliest completes (cancelled) or is renewed (moved
+  // to the back), new ones start, time moves. The slot's timers stay in deadline order, which the wheel answers from
+  // (its first live timer) until one joins out of order (then it reads the slot again). next_expiration() and
+  // peek() are checked against min_heap after every operation.
+  seeded_rounds<TestType>(0x50f7ed, 6, 1000, 12, 1, [](side_by_side<TestType>& both, rng& r, deadline_span span) {
+    tick last = span.base;
+    const auto in_order = [&] { return last += r.below(3); };
+    for (int i = 0; i < 2000; ++i) both.insert(in_order());
+    both.check("the insertions");
+    for (std::size_t step = 0; step < 6000 && both.error.empty(); ++step) {
+      const std::uint64_t earliest = both.earliest_id();
+      const char* what = "asking again";
+      switch (r.below(10)) {
+        case 0:
+        case 1:
+        case 2:
+          if (earliest == UINT64_MAX) break;
+          what = "cancelling the earliest";
+          both.cancel(earliest);
+          break;
+        case 3:
+          if (earliest == UINT64_MAX) break;
+          what = "moving the earliest to the back";
+          both.reschedule(earliest, in_order());
+          break;
+        case 4:
+          if (both.advance_toward_next(r, 64)) what = "advancing";
+          break;
+        case 5:  // now and then one out of order: before the earliest, or anywhere among the others
+          if (r.below(20) == 0 && earliest != UINT64_MAX) {
+            what = "inserting out of order";
+            const tick first = both.deadline_of[earliest];
+            both.insert(r.below(2) == 0 ? first - std::min<tick>(first - both.queue.now(), 1 + r.below(3))
+                                        : first + r.below(last - first + 1));
+          } else {
+            what = "inserting in order";
+            both.insert(in_order());
+          }
+          break;
+        default:
+          what = "inserting in order";
+          both.insert(in_order());
+          break;
+      }
+      both.check(what);
+      const auto first = both.queue.peek();
+      if (both.error.empty() && (first ? *first->payload : UINT64_MAX) != both.earliest_id()) {
+        both.error = std::string("after ") + what + ": peek() names another timer than min_heap";
+      }
+    }
+    both.advance(UINT64_MAX);
+    both.check("the end");
+    REQUIRE(both.error == "");
+    CHECK(both.queue.check_invariants());
+  });
+}

@@ -733,11 +733,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
 
   // earliest_in() for a list whose timers are due at their deadlines (a slot above level 0, a spread ring's). A
   // crowded list's earliest timers are kept between calls (detail/earliest_timers.hpp), so that asking again after
-  // its earliest timer was cancelled does not read the whole list. `ring`: the first list of a spread ring whose
-  // timers may also answer (they are all due in the span asked about), or none.
+  // its earliest timer was cancelled does not read the whole list; one kept in deadline order answers with its first
+  // live timer. `ring`: the first list of a spread ring whose timers may also answer (they are all due in the span
+  // asked about), or none.
   [[nodiscard]] tick earliest_of_span(std::uint32_t list, std::uint32_t ring) const noexcept {
     const detail::chunk_list& entries = m_lists[list];
     if (entries.live <= detail::earliest_timers::worth_keeping) return earliest_in(list);
+    if (m_earliest.sorted(list)) {
+      return this->m_nodes[m_chunks.find_live(entries, [](std::uint32_t) { return true; })].deadline;
+    }
     if (const std::optional<tick> due = kept_earliest(list, ring)) return *due;
     if (!m_earliest.begin(list, ring, entries.live)) return earliest_in(list);
     m_chunks.for_each_live(entries,
@@ -1335,8 +1339,17 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     // Chunks in lists and free ones make up all handed out, within what was reserved for the live timers.
     if (chunks + m_chunks.free_count() != m_chunks.used() || chunks > chunks_needed(this->size())) return false;
-    // What is kept of a crowded list answers as reading it would: no timer joined it unseen (joined()).
-    if (const std::uint32_t kept = m_earliest.list(); geometry::cascades && kept != none) {
+    // What is kept of a crowded list answers as reading it would: no timer joined it unseen (joined()). A list kept
+    // as sorted is in deadline order, none after the last due time seen.
+    if (const std::uint32_t kept = m_earliest.list(); geometry::cascades && kept != none && m_earliest.sorted(kept)) {
+      tick previous = 0;
+      bool in_order = true;
+      m_chunks.for_each_live(m_lists[kept], [&](std::uint32_t index) {
+        in_order = in_order && this->m_nodes[index].deadline >= previous;
+        previous = this->m_nodes[index].deadline;
+      });
+      if (!in_order || previous > m_earliest.last_due()) return false;
+    } else if (geometry::cascades && kept != none) {
       const std::uint32_t ring = m_earliest.context();
       if (const std::optional<tick> due = kept_earliest(kept, ring)) {
         tick in_ring = UINT64_MAX;

@@ -11,6 +11,11 @@
 // min-heap after the run. An entry whose timer has since been cancelled, moved or fired stays until it reaches the
 // front, where the wheel's test drops it. When both run dry the list is read again: at most once per an eighth of
 // its timers gone, so a call costs O(log n) amortised.
+//
+// A list read in deadline order (timeouts of one length, appended as they start) is marked sorted instead, and
+// stays so while every timer that joins it is due no earlier than the last: then its first live entry is its
+// earliest, and the wheel answers from that in O(1) without the run (W6, request timeouts: the reads again made up
+// a quarter of its instructions). A timer joining out of order ends it, and everything kept: the list is read again.
 
 #include <timing_wheel/detail/config.hpp>
 #include <timing_wheel/detail/slab.hpp>
@@ -52,7 +57,9 @@ class earliest_timers {
         m_run_end(std::exchange(other.m_run_end, 0)),
         m_bound(other.m_bound),
         m_list(std::exchange(other.m_list, nil)),
-        m_context(other.m_context) {}
+        m_context(other.m_context),
+        m_sorted(std::exchange(other.m_sorted, false)),
+        m_last(other.m_last) {}
   earliest_timers& operator=(earliest_timers&& other) noexcept {
     m_entries = std::move(other.m_entries);
     m_capacity = std::exchange(other.m_capacity, 0);
@@ -62,6 +69,8 @@ class earliest_timers {
     m_bound = other.m_bound;
     m_list = std::exchange(other.m_list, nil);
     m_context = other.m_context;
+    m_sorted = std::exchange(other.m_sorted, false);
+    m_last = other.m_last;
     return *this;
   }
   earliest_timers(const earliest_timers&) = delete;
@@ -82,15 +91,28 @@ class earliest_timers {
   void forget() noexcept {
     m_list = nil;
     m_context = nil;
+    m_sorted = false;
   }
 
   // The list kept, or nil, and the context it was read in.
   [[nodiscard]] std::uint32_t list() const noexcept { return m_list; }
   [[nodiscard]] std::uint32_t context() const noexcept { return m_context; }
+  // Whether `list` is kept as sorted: its live timers, front to back, are due in non-decreasing order, none after
+  // last_due(); its earliest is its first live timer.
+  [[nodiscard]] bool sorted(std::uint32_t list) const noexcept { return m_sorted && list == m_list; }
+  [[nodiscard]] tick last_due() const noexcept { return m_last; }
 
   // A timer due at `due` joined the list kept. (Out of line: insertions above level 0 compare their list with
   // list(), and only that comparison should sit on their path.)
   TIMING_WHEEL_NOINLINE void joined(tick due, std::uint32_t index) noexcept {
+    if (m_sorted) {  // (nothing else is kept: the list answers)
+      if (due >= m_last) {
+        m_last = due;
+      } else {
+        forget();
+      }
+      return;
+    }
     if (due >= m_bound) return;  // it cannot be the earliest while an entry kept before it is still there
     if (m_size == m_capacity && !make_room()) {  // full: read the list again next time
       m_list = nil;
@@ -105,7 +127,7 @@ class earliest_timers {
   template <class StillThere>
   [[nodiscard]] std::optional<tick> earliest(std::uint32_t list, std::uint32_t context,
                                              StillThere&& still_there) noexcept {
-    if (list != m_list || context != m_context) return std::nullopt;
+    if (list != m_list || context != m_context || m_sorted) return std::nullopt;
     while (m_head < m_run_end && !still_there(m_entries[m_head])) ++m_head;
     while (m_size > m_run_end && !still_there(m_entries[m_run_end])) {
       std::pop_heap(m_entries.get() + m_run_end, m_entries.get() + m_size, later);
@@ -124,7 +146,7 @@ class earliest_timers {
   template <class StillThere>
   [[nodiscard]] std::uint32_t only_earliest(std::uint32_t list, std::uint32_t context, tick due,
                                             StillThere&& still_there) const noexcept {
-    if (list != m_list || context != m_context || due >= m_bound) return nil;
+    if (list != m_list || context != m_context || m_sorted || due >= m_bound) return nil;
     std::uint32_t only = nil;
     // Entries due before `due` are no longer there (earliest() answered `due`); another due then is a tie.
     const auto alone = [&](const entry& kept) {
@@ -141,9 +163,9 @@ class earliest_timers {
     return only;
   }
 
-  // Starts keeping `list` of `timers`, read in `context` (the caller's word for what still_there() accepts). False
-  // if no entries can be allocated (then the caller reads the list itself); fewer already there are used if more
-  // cannot be.
+  // Starts keeping `list` of `timers`, read in `context` (the caller's word for what still_there() accepts), its
+  // timers offered front to back. False if no entries can be allocated (then the caller reads the list itself);
+  // fewer already there are used if more cannot be.
   [[nodiscard]] bool begin(std::uint32_t list, std::uint32_t context, std::size_t timers) noexcept {
     const std::size_t wanted = capacity_for(timers);
     if (wanted > m_capacity) {
@@ -160,12 +182,16 @@ class earliest_timers {
     m_head = 0;
     m_run_end = 0;
     m_bound = UINT64_MAX;
+    m_sorted = true;  // until a timer is offered out of order
+    m_last = 0;
     return true;
   }
 
   // One live timer of the list being read: kept while it is among the earliest (once the entries are full, a
   // max-heap until end()).
   void offer(tick due, std::uint32_t index) noexcept {
+    m_sorted = m_sorted && due >= m_last;
+    m_last = due;
     if (m_size == m_capacity && due >= m_entries[0].due) {  // most of a long list stops here
       m_bound = std::min(m_bound, due);
       return;
@@ -173,7 +199,8 @@ class earliest_timers {
     keep(due, index);
   }
 
-  // The list has been read (at least one timer offered): returns its earliest due time.
+  // The list has been read (at least one timer offered): returns its earliest due time. (If it was in order, what
+  // is kept goes unused from here: sorted() answers.)
   tick end() noexcept {
     std::sort(m_entries.get(), m_entries.get() + m_size, earlier);
     m_head = 0;
@@ -224,6 +251,8 @@ class earliest_timers {
   tick m_bound = UINT64_MAX;  // every live timer of the list due before this is kept
   std::uint32_t m_list = nil;
   std::uint32_t m_context = nil;
+  bool m_sorted = false;  // the list was read in deadline order and every timer since joined it in order
+  tick m_last = 0;        // the latest due time offered or joined, while sorted
 };
 
 }  // namespace detail
