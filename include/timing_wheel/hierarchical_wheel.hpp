@@ -844,6 +844,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // advance, up to 14% tick by tick; at 10^6 (24 MB, within the last-level cache) it cost 3% in one advance.
   static constexpr std::size_t look_ahead_bytes = std::size_t{32} << 20;
   [[nodiscard]] bool looks_ahead() const noexcept { return this->size() * sizeof(node_type) > look_ahead_bytes; }
+  // A queue whose nodes take fewer bytes than this finds them in the L2 cache (half of this machine's 512 KB a core)
+  // when a slot fires: loading a slot's nodes ahead only costs the firing loop. An event loop's retransmit timers
+  // (W7, 420 pending): 560 to 547 instructions a tick, 84.4 to 82.1 ns (medians of 6 alternated runs).
+  static constexpr std::size_t prefetch_bytes = std::size_t{256} << 10;
   // Starts loading what firing level 0's `slot` (or npos: none) reads first, the lone timer's node or the first
   // chunk, so that it arrives while the slot before it fires.
   TIMING_WHEEL_HOT void look_ahead(std::size_t slot) const noexcept {
@@ -904,13 +908,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     }
     std::size_t fired = 0;
     if (ahead) look_ahead(m_rings.occupied[0].find_next((list & slot_mask) + 1));
-    if (entries.live > 1) {  // (one live timer among dead entries: nothing to load ahead)
+    // (One live timer among dead entries: nothing to load ahead.)
+    const bool loads = this->size() * sizeof(node_type) > prefetch_bytes && entries.live > 1;
+    if (loads) {
       prefetch_nodes(entries.front, entries.back);
       prefetch_next_chunk(entries);
     }
     while (!entries.empty() && fired < budget) {
       // A chunk begins: the next one's nodes load (unless one timer is left).
-      if (detail::offset_of(entries.front) == 0 && entries.live > 1) prefetch_next_chunk(entries);
+      if (loads && detail::offset_of(entries.front) == 0 && entries.live > 1) prefetch_next_chunk(entries);
       const std::uint32_t index = take_front(list, role);
       ++fired;
       this->m_instr.inspected();
