@@ -31,6 +31,13 @@ def table(summary, title_prefix):
     return rows
 
 
+def header(summary, title_prefix):
+    """The column names of the summary.md table under the title starting with title_prefix."""
+    start = summary.index(title_prefix)
+    block = summary[start:].split("\n\n")[1]
+    return [c.strip() for c in block.splitlines()[0].strip().strip("|").split("|")]
+
+
 def number(cell):
     """The leading figure of a cell such as '2,972,388 (2.02x)', or None."""
     match = re.match(r"[\d,.]+", cell)
@@ -52,7 +59,8 @@ def sections(summary, run):
     w5 = table(summary, "**W5 sparse idle**")
     memory = table(summary, "**Memory**")
     out = {"run": "`bench/results/%s/`" % run}
-    out["w4"] = markdown(["structure", "events/s", "peak RSS"], [[NAMES[k], w4[k][0], w4[k][1]] for k in W4_ROWS if k in w4])
+    # (A column of events/s for each size the run measured, then the peak RSS.)
+    out["w4"] = markdown(header(summary, "**W4 backtest**"), [[NAMES[k]] + w4[k] for k in W4_ROWS if k in w4])
     out["w1"] = markdown(["structure", "one advance: insert", "fire", "tick by tick: insert", "fire"],
                          [[NAMES[k], w1j[k][0], w1j[k][1], w1t[k][0], w1t[k][1]] for k in FIRE_ROWS])
     # (The 8 x 8 shape, the default before 6 x 12: its polls sit beside the default's.)
@@ -82,9 +90,12 @@ def sections(summary, run):
         return "%.2fx" % (x / y) if x and y else "-"
 
     wheel, lean, textbook, btree = "hierarchical_wheel", "lean_4ary_heap", "textbook_wheel", "absl_btree_map"
+    w4_sizes = [name.split(", ", 1)[1] for name in header(summary, "**W4 backtest**")[1:-1]]
     out["ratios"] = "\n".join([
-        "- backtest (W4) events/s: %s the lean heap's, %s the textbook wheel's, %s the B-tree's" % (
-            ratio(w4, wheel, lean, 0), ratio(w4, wheel, textbook, 0), ratio(w4, wheel, btree, 0)),
+        "- backtest (W4) events/s: " + "; ".join(
+            "%s the lean heap's, %s the textbook wheel's, %s the B-tree's at %s" % (
+                ratio(w4, wheel, lean, column), ratio(w4, wheel, textbook, column), ratio(w4, wheel, btree, column), size)
+            for column, size in enumerate(w4_sizes)),
         "- firing 10^7 timers (W1), per timer: %s the B-tree's in one advance, %s tick by tick; inserting: %s the "
         "lean heap's" % (ratio(w1j, wheel, btree, 1), ratio(w1t, wheel, btree, 1), ratio(w1j, wheel, lean, 0)),
         "- event-loop poll (W2, 100 ops a tick) p50: %s the lean heap's, %s the B-tree's; its p99.9 is %s its p50" % (

@@ -61,6 +61,13 @@ def fmt(x, digits=0):
     return ("{:.%df}" % max(digits, 1 if x < 10 else 0)).format(x)
 
 
+def events_label(n):
+    """10000000 -> '10^7', 2000000 -> '2x10^6'."""
+    exponent = len("%d" % n) - 1
+    lead = n / 10 ** exponent
+    return ("10^%d" % exponent) if lead == 1 else ("%gx10^%d" % (lead, exponent))
+
+
 def ratio(x, base):
     if x is None or not base:
         return ""
@@ -91,7 +98,11 @@ def main():
     machine = json.load(open(os.path.join(results, "machine.json")))
     tp = throughput(results)
     latency = load_jsonl(os.path.join(results, "latency.jsonl"))
-    backtest = median_runs(load_jsonl(os.path.join(results, "backtest.jsonl")), ("events_per_s", "peak_rss_kb"))
+    # W4 runs at one or more sizes: each size's runs have their own medians.
+    backtest_runs = load_jsonl(os.path.join(results, "backtest.jsonl"))
+    backtest_sizes = sorted({r["events"] for r in backtest_runs})
+    backtest = {n: median_runs([r for r in backtest_runs if r["events"] == n], ("events_per_s", "peak_rss_kb"))
+                for n in backtest_sizes}
     memory = load_jsonl(os.path.join(results, "memory.jsonl"))
     md = []
     rows = []
@@ -172,18 +183,27 @@ def main():
         md.append("")
 
     if backtest:
-        base = next((b for b in backtest if b["structure"] == BASE), None)
-        md.append("**W4 backtest** (10^7 market events over an hour, 4 follow-ups each, 1 us ticks; median of each structure's runs, one process each, the structures alternated; higher events/s is better)")
+        # One table, a column of events/s for each size (smallest first), and the peak RSS of the largest.
+        sizes = backtest_sizes
+        by = {n: {b["structure"]: b for b in backtest[n]} for n in sizes}
+        present = [s for s in ORDER if all(s in by[n] for n in sizes)]
+        md.append("**W4 backtest** (%s market events over an hour, 4 follow-ups each, 1 us ticks; median of each "
+                  "structure's runs, one process each, the structures alternated; higher events/s is better)" %
+                  " and ".join(events_label(n) for n in sizes))
         md.append("")
-        md.append("| structure | events/s | peak RSS |")
-        md.append("|---|---|---|")
-        for b in sorted(backtest, key=lambda b: ORDER.index(b["structure"])):
-            md.append("| `%s` | %s%s | %.0f MB%s |" % (b["structure"], fmt(b["events_per_s"]),
-                                                      ratio(b["events_per_s"], base and base["events_per_s"]),
-                                                      b["peak_rss_kb"] / 1024,
-                                                      ratio(b["peak_rss_kb"], base and base["peak_rss_kb"])))
-            rows.append(["W4", "", b["structure"], "events_per_s", b["events_per_s"]])
-            rows.append(["W4", "", b["structure"], "peak_rss_kb", b["peak_rss_kb"]])
+        md.append("| structure | " + " | ".join("events/s, %s events" % events_label(n) for n in sizes) +
+                  " | peak RSS, %s events |" % events_label(sizes[-1]))
+        md.append("|---|" + "---|" * (len(sizes) + 1))
+        for s in present:
+            cells = []
+            for n in sizes:
+                b, base = by[n][s], by[n].get(BASE)
+                cells.append("%s%s" % (fmt(b["events_per_s"]), ratio(b["events_per_s"], base and base["events_per_s"])))
+                rows.append(["W4", "%d" % n, s, "events_per_s", b["events_per_s"]])
+                rows.append(["W4", "%d" % n, s, "peak_rss_kb", b["peak_rss_kb"]])
+            b, base = by[sizes[-1]][s], by[sizes[-1]].get(BASE)
+            cells.append("%.0f MB%s" % (b["peak_rss_kb"] / 1024, ratio(b["peak_rss_kb"], base and base["peak_rss_kb"])))
+            md.append("| `%s` | %s |" % (s, " | ".join(cells)))
         md.append("")
 
     w5 = tp.get("W5_sparse", {})
@@ -328,12 +348,23 @@ def plots(results, tp, latency, backtest, memory):
         save(fig, "w3_timeouts.svg")
 
     if backtest:
-        b = sorted(backtest, key=lambda b: ORDER.index(b["structure"]))
+        sizes = sorted(backtest)
+        present = [s for s in ORDER if all(any(b["structure"] == s for b in backtest[n]) for n in sizes)]
         fig, ax = plt.subplots(figsize=(8, 4))
-        ax.bar([x["structure"] for x in b], [x["events_per_s"] / 1e6 for x in b],
-               color=[COLOURS[x["structure"]] for x in b])
+        width = 0.8 / len(sizes)
+        for k, n in enumerate(sizes):
+            by = {b["structure"]: b for b in backtest[n]}
+            ax.bar([i + (k - (len(sizes) - 1) / 2) * width for i in range(len(present))],
+                   [by[s]["events_per_s"] / 1e6 for s in present], width,
+                   color=[COLOURS[s] for s in present], alpha=1.0 if k == len(sizes) - 1 else 0.55,
+                   label="%s events" % events_label(n))
+        ax.set_xticks(range(len(present)))
+        ax.set_xticklabels(present)
         ax.set_ylabel("million events per second")
-        ax.set_title("W4: backtest, 10^7 events with 4 follow-ups each (higher is better)")
+        ax.set_title("W4: backtest, %s events with 4 follow-ups each (higher is better)" %
+                     " and ".join(events_label(n) for n in sizes))
+        if len(sizes) > 1:
+            ax.legend()
         plt.setp(ax.get_xticklabels(), rotation=25, ha="right")
         save(fig, "w4_backtest.svg")
 
