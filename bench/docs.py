@@ -20,22 +20,21 @@ FIRE_ROWS = ["hierarchical_wheel", "hierarchical_wheel_coarse", "lean_4ary_heap"
 SMALL_ROWS = ["hierarchical_wheel", "lean_4ary_heap", "textbook_wheel", "min_heap", "priority_queue_tombstones"]
 
 
-def table(summary, title_prefix):
-    """The rows of the summary.md table under the title starting with title_prefix: {structure: [cells]}."""
+def table_lines(summary, title_prefix):
+    """The cells of each line of the summary.md table under the title starting with title_prefix, header first."""
     start = summary.index(title_prefix)
     block = summary[start:].split("\n\n")[1]
-    rows = {}
-    for line in block.splitlines()[2:]:
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        rows[cells[0].strip("`")] = cells[1:]
-    return rows
+    return [[c.strip() for c in line.strip().strip("|").split("|")] for line in block.splitlines()]
+
+
+def table(summary, title_prefix):
+    """The rows of that table: {structure: [cells]}."""
+    return {cells[0].strip("`"): cells[1:] for cells in table_lines(summary, title_prefix)[2:]}
 
 
 def header(summary, title_prefix):
-    """The column names of the summary.md table under the title starting with title_prefix."""
-    start = summary.index(title_prefix)
-    block = summary[start:].split("\n\n")[1]
-    return [c.strip() for c in block.splitlines()[0].strip().strip("|").split("|")]
+    """The column names of that table."""
+    return table_lines(summary, title_prefix)[0]
 
 
 def number(cell):

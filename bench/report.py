@@ -100,9 +100,8 @@ def main():
     latency = load_jsonl(os.path.join(results, "latency.jsonl"))
     # W4 runs at one or more sizes: each size's runs have their own medians.
     backtest_runs = load_jsonl(os.path.join(results, "backtest.jsonl"))
-    backtest_sizes = sorted({r["events"] for r in backtest_runs})
     backtest = {n: median_runs([r for r in backtest_runs if r["events"] == n], ("events_per_s", "peak_rss_kb"))
-                for n in backtest_sizes}
+                for n in sorted({r["events"] for r in backtest_runs})}
     memory = load_jsonl(os.path.join(results, "memory.jsonl"))
     md = []
     rows = []
@@ -184,7 +183,7 @@ def main():
 
     if backtest:
         # One table, a column of events/s for each size (smallest first), and the peak RSS of the largest.
-        sizes = backtest_sizes
+        sizes = list(backtest)
         by = {n: {b["structure"]: b for b in backtest[n]} for n in sizes}
         present = [s for s in ORDER if all(s in by[n] for n in sizes)]
         md.append("**W4 backtest** (%s market events over an hour, 4 follow-ups each, 1 us ticks; median of each "
@@ -348,7 +347,7 @@ def plots(results, tp, latency, backtest, memory):
         save(fig, "w3_timeouts.svg")
 
     if backtest:
-        sizes = sorted(backtest)
+        sizes = list(backtest)
         present = [s for s in ORDER if all(any(b["structure"] == s for b in backtest[n]) for n in sizes)]
         fig, ax = plt.subplots(figsize=(8, 4))
         width = 0.8 / len(sizes)
