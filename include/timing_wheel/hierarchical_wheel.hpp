@@ -785,7 +785,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     m_known.quiet_until = 0;
     m_next.known = false;
     std::size_t fired = 0;
-    const bool ahead = geometry::cascades && looks_ahead();
+    const bool ahead = geometry::cascades && nodes_outgrow(look_ahead_bytes);
     event next = current_event();
     forget_event();  // the loop changes the queue; callbacks asking next_expiration() search afresh
     for (; next.kind != event_kind::none && next.at <= to; next = event_after(next)) {
@@ -843,11 +843,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // fires. W1 on this machine: 3x10^6 and 10^7 timers (72 and 240 MB of nodes) fired 7-10% faster with it in one
   // advance, up to 14% tick by tick; at 10^6 (24 MB, within the last-level cache) it cost 3% in one advance.
   static constexpr std::size_t look_ahead_bytes = std::size_t{32} << 20;
-  [[nodiscard]] bool looks_ahead() const noexcept { return this->size() * sizeof(node_type) > look_ahead_bytes; }
   // A queue whose nodes take fewer bytes than this finds them in the L2 cache (half of this machine's 512 KB a core)
   // when a slot fires: loading a slot's nodes ahead only costs the firing loop. An event loop's retransmit timers
   // (W7, 420 pending): 560 to 547 instructions a tick, 84.4 to 82.1 ns (medians of 6 alternated runs).
   static constexpr std::size_t prefetch_bytes = std::size_t{256} << 10;
+  [[nodiscard]] bool nodes_outgrow(std::size_t bytes) const noexcept {
+    return this->size() * sizeof(node_type) > bytes;
+  }
   // Starts loading what firing level 0's `slot` (or npos: none) reads first, the lone timer's node or the first
   // chunk, so that it arrives while the slot before it fires.
   TIMING_WHEEL_HOT void look_ahead(std::size_t slot) const noexcept {
@@ -887,9 +889,9 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // Fires a slot list due at now(), front to back; timers the callbacks append to it (due now) fire too. `ahead`:
-  // whether to start loading the next slot's timers (looks_ahead(), asked once an advance; never in a coarse wheel,
-  // whose level 0 is not the next to fire). (Forced inline at its one
-  // caller: g++ moved it out of line once it grew, and the call cost the backtest 20 instructions a timer.)
+  // whether to start loading the next slot's timers (asked once an advance; never in a coarse wheel, whose level 0 is
+  // not the next to fire). (Forced inline at its one caller: g++ moved it out of line once it grew, and the call cost
+  // the backtest 20 instructions a timer.)
   template <class F>
   TIMING_WHEEL_HOT std::size_t fire_list(std::uint32_t list, F& on_expire, std::size_t budget, bool ahead) {
     // Slots fire from a level's own ring: level 0's in a cascading wheel, any level's in a coarse one (whose rings
@@ -909,7 +911,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     std::size_t fired = 0;
     if (ahead) look_ahead(m_rings.occupied[0].find_next((list & slot_mask) + 1));
     // (One live timer among dead entries: nothing to load ahead.)
-    const bool loads = this->size() * sizeof(node_type) > prefetch_bytes && entries.live > 1;
+    const bool loads = nodes_outgrow(prefetch_bytes) && entries.live > 1;
     if (loads) {
       prefetch_nodes(entries.front, entries.back);
       prefetch_next_chunk(entries);
