@@ -58,6 +58,20 @@ struct pool_under_test {
     position_of.erase(value);
   }
 
+  // The wheel's way to reschedule a timer within its list: its entry goes to the back, as the wheel's
+  // move_to_back() does it (the place it leaves dies; a dead front goes; a crowded list is compacted).
+  void move_to_back(std::uint32_t id, std::size_t which) {
+    const std::uint32_t value = model[id][which];
+    const std::uint32_t position = position_of.at(value);
+    position_of[value] = pool.move_to_back(lists[id], id, position);
+    REQUIRE(pool.entry(position_of[value]) == value);
+    REQUIRE(pool.owner(position_of[value]) == id);
+    if (position == lists[id].front) pool.drop_dead_run(lists[id]);
+    settle(id);
+    model[id].erase(model[id].begin() + static_cast<std::ptrdiff_t>(which));
+    model[id].push_back(value);
+  }
+
   void settle(std::uint32_t id) {
     if (lists[id].live == 0) {
       pool.release(lists[id]);
@@ -160,6 +174,8 @@ TEST_CASE("chunk lists: a list's entries and positions match a model through eve
       t.take_all(id, r.below(2) == 0);
     } else if (choice == 14 && size > 1) {
       t.take_front(id, static_cast<std::uint32_t>(1 + r.below(size - 1)));
+    } else if (choice == 15 && size > 1) {
+      t.move_to_back(id, static_cast<std::size_t>(r.below(size)));
     }
     if (step % 16 == 0) t.check();
   }

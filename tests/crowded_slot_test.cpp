@@ -345,3 +345,55 @@ TEMPLATE_LIST_TEST_CASE("a crowded slot whose timers join in deadline order answ
     CHECK(both.queue.check_invariants());
   });
 }
+
+TEMPLATE_LIST_TEST_CASE("idle timeouts reset again and again match min_heap", "[reschedule][crowded][differential]",
+                        crowded_queues) {
+  // Connections whose timeout restarts on activity: each reset moves a timer to now() + timeout, mostly within the
+  // list above level 0 it already waits in (its entry goes to the back), now and then across into the next one.
+  // Many resets a tick make ties in insertion order; dead entries pile up (compactions, dead fronts dropped); now and
+  // then a connection closes or opens; time moves a tick or a stride, and the timeouts that come due fire and are
+  // checked against min_heap, with next_expiration() after every step.
+  const std::uint64_t seed = seed_or(0x1d1e);
+  for (std::uint64_t round = 0; round < 8; ++round) {
+    INFO("seed " << seed << ", round " << round << " (TIMING_WHEEL_SEED=" << seed << " replays)");
+    rng r{seed + round * 0x9e3779b97f4a7c15ULL};
+    side_by_side<TestType> both(r.below(1000));
+    const tick timeout = tick{1} << (5 + r.below(20));  // 32 ticks to 16 M: one level or another, by geometry
+    const std::uint64_t connections = 20 + r.below(600);
+    for (std::uint64_t i = 0; i < connections; ++i) both.insert(both.queue.now() + timeout);
+    both.check("the connections opening");
+    for (std::size_t step = 0; step < 6000 && both.error.empty(); ++step) {
+      const std::uint64_t id = r.below(both.handles.size());
+      const char* what = "asking again";
+      switch (r.below(40)) {
+        case 0:
+          what = "a tick passing";
+          both.advance(both.queue.now() + 1);
+          break;
+        case 1:
+          what = "a longer stride passing";
+          both.advance(both.queue.now() + 1 + r.below(timeout / 4 + 1));
+          break;
+        case 2:
+          if (both.deadline_of[id] == UINT64_MAX) break;
+          what = "a connection closing";
+          both.cancel(id);
+          break;
+        case 3:
+          what = "a connection opening";
+          both.insert(both.queue.now() + timeout);
+          break;
+        default:
+          if (both.deadline_of[id] == UINT64_MAX) break;
+          what = "activity resetting a timeout";
+          both.reschedule(id, both.queue.now() + timeout);
+          break;
+      }
+      both.check(what);
+    }
+    both.advance(UINT64_MAX);
+    both.check("the end");
+    REQUIRE(both.error == "");
+    CHECK(both.queue.check_invariants());
+  }
+}

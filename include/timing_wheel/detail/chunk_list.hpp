@@ -322,6 +322,23 @@ class chunk_pool {
     ++list.dead;
   }
 
+  /// Moves the live entry at `position` of `list` (whose id is `id`) to the back: its place turns dead, and the
+  /// list keeps as many live entries. Returns: its new position. Requires: the list holds another live entry (so it
+  /// is not lone) and, if its last chunk is full, a free chunk. The list may be left crowded or with a dead front.
+  TIMING_WHEEL_HOT std::uint32_t move_to_back(chunk_list& list, std::uint32_t id, std::uint32_t position) noexcept {
+    TIMING_WHEEL_ASSERT(list.live >= 2, "chunk_pool::move_to_back: the list must hold another live entry");
+    const std::uint32_t value = std::exchange(entry(position), dead_entry);
+    ++list.dead;
+    if (offset_of(list.back) == entries_per_chunk) {
+      const std::uint32_t chunk = acquire(id);
+      (*this)[chunk_of(list.back)].next = chunk;
+      list.back = chunk << offset_bits;
+    }
+    const std::uint32_t moved = list.back++;
+    entry(moved) = value;
+    return moved;
+  }
+
   /// Drops the dead entries at the front of `list`, freeing the chunks it leaves. Requires: list.live > 0, the list
   /// not lone. Taking timers front to back with peek() and cancel() walked a dead prefix that grew with each
   /// (20,000 timers due at one tick: 5.5 us a timer); a wheel calls this where its removals and partial walks may
