@@ -195,7 +195,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     [[maybe_unused]] const auto owned = this->owned();
     node_type* const node = this->pending_node(handle);
     if (node == nullptr) return std::nullopt;
-    return this->cancel_node(handle.index, *node, [this, node](std::uint32_t) { unlink(*node, true); });
+    return this->cancel_node(handle.index, *node,
+                             [this, node](std::uint32_t) { unlink(*node, list_of(node->link), true); });
   }
 
   /// Effects: moves a pending timer to `deadline`, as a new insertion (it fires after timers already due at the
@@ -208,9 +209,13 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     if (pending == nullptr) return false;
     const placement where = locate(due_of(deadline));
     node_type& node = *pending;
-    if (geometry::cascades && where.level != 0 && move_to_back(handle.index, node, deadline, where)) return true;
+    const std::uint32_t from = list_of(node.link);
+    if (geometry::cascades && where.level != 0 && from == where.list && m_lists[from].live >= 2) {
+      move_to_back(handle.index, node, deadline, where);
+      return true;
+    }
     if (where.in == store::overflow) make_overflow_room();
-    unlink(node, false);
+    unlink(node, from, false);
     node.deadline = deadline;
     put(handle.index, node, where);
     return true;
@@ -551,15 +556,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // the overflow store's (a ring or the store may empty or start later): any other event stays the next one, and an
   // event loop that cancels a timer between advances (W7) searched the bitmaps again at each. A reschedule forgets
   // it at once: its put() above level 0 forgets it anyway, and testing cost W3 8 instructions a reschedule.
-  TIMING_WHEEL_HOT void unlink(const node_type& node, bool keep_event) noexcept {
+  // `list`: list_of(node.link), which a reschedule has found already.
+  TIMING_WHEEL_HOT void unlink(const node_type& node, std::uint32_t list, bool keep_event) noexcept {
     if (!keep_event) forget_event();
-    if (in_overflow(node.link)) {
+    if (list == overflow_id) {
       forget_event();
       if (m_next.value == node.deadline) m_next.known = false;
       m_overflow.erase(node.link >> detail::offset_bits, on_move(), this->m_instr);
       return;
     }
-    const std::uint32_t list = m_chunks.owner(node.link);
     // (Only coarse wheels read the level and slot, and they have no spread rings: the list id says both.)
     if (m_next.known && m_next.value == geometry::fire_time(node.deadline, list / slots, list & slot_mask, this->m_now))
       m_next.known = false;
@@ -574,13 +579,11 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   // keeps as many timers, so the bitmaps, the spreading's counts and the next event stay as they were, and unlink()
   // and put() would reach the same state through more instructions. Out of cache those count: a reschedule's
   // instructions decide how many of its misses overlap the next operation's. (Exact wheels only, whose lists above
-  // level 0 never fire, so no firing is walking this one.) Returns: false, changing nothing, if the timer is in
-  // another list or alone in its own.
-  TIMING_WHEEL_HOT bool move_to_back(std::uint32_t index, node_type& node, tick deadline, placement where) noexcept {
+  // level 0 never fire, so no firing is walking this one.) Requires: the timer's entry is in where.list, which
+  // holds another live timer.
+  TIMING_WHEEL_HOT void move_to_back(std::uint32_t index, node_type& node, tick deadline, placement where) noexcept {
     const std::uint32_t position = node.link;
-    if (in_overflow(position) || m_chunks.owner(position) != where.list) return false;
     detail::chunk_list& entries = m_lists[where.list];
-    if (entries.live < 2) return false;
     if (m_next.known && m_next.value == due_of(node.deadline)) m_next.known = false;
     node.deadline = deadline;
     node.link = m_chunks.move_to_back(entries, where.list, position);
@@ -589,7 +592,6 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     joined(where.list, node, index);
     forget_known();
     if (m_next.known && (!m_next.value || where.fire < *m_next.value)) m_next.value = where.fire;
-    return true;
   }
 
   // Marks a timer's entry dead; an emptied list gives its chunks back, a crowded one is compacted. (A lone entry
@@ -1241,6 +1243,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
   [[nodiscard]] static constexpr bool in_overflow(std::uint32_t link) noexcept {
     return detail::offset_of(link) == overflow_mark;
+  }
+  // The list a pending timer's `link` places it in: a slot list, or overflow_id.
+  [[nodiscard]] std::uint32_t list_of(std::uint32_t link) const noexcept {
+    return in_overflow(link) ? overflow_id : m_chunks.owner(link);
   }
   void make_overflow_room() {
     if (m_overflow.size() >= overflow_limit) detail::throw_bad_alloc();  // heap positions must fit in `link`
