@@ -89,6 +89,15 @@ struct side_by_side {
   }
 };
 
+// The end of a round: everything left fires (in min_heap's order), and nothing went wrong on the way.
+template <class Q>
+void require_clean_end(side_by_side<Q>& both) {
+  both.advance(UINT64_MAX);
+  both.check("the end");
+  REQUIRE(both.error == "");
+  CHECK(both.queue.check_invariants());
+}
+
 // Deadlines close together some way ahead: `width` ticks from `base`.
 struct deadline_span {
   tick base;
@@ -223,9 +232,7 @@ TEMPLATE_LIST_TEST_CASE("next_expiration() on crowded slots matches min_heap und
       }
       both.check(what);
     }
-    both.advance(UINT64_MAX);
-    both.check("the end");
-    REQUIRE(both.error == "");
+    require_clean_end(both);
   });
 }
 
@@ -280,10 +287,7 @@ TEMPLATE_LIST_TEST_CASE("reschedules that stay in their slot match min_heap, mov
       }
       both.check(what);
     }
-    both.advance(UINT64_MAX);
-    both.check("the end");
-    REQUIRE(both.error == "");
-    CHECK(both.queue.check_invariants());
+    require_clean_end(both);
   });
 }
 
@@ -339,10 +343,7 @@ TEMPLATE_LIST_TEST_CASE("a crowded slot whose timers join in deadline order answ
         both.error = std::string("after ") + what + ": peek() names another timer than min_heap";
       }
     }
-    both.advance(UINT64_MAX);
-    both.check("the end");
-    REQUIRE(both.error == "");
-    CHECK(both.queue.check_invariants());
+    require_clean_end(both);
   });
 }
 
@@ -391,9 +392,6 @@ TEMPLATE_LIST_TEST_CASE("idle timeouts reset again and again match min_heap", "[
       }
       both.check(what);
     }
-    both.advance(UINT64_MAX);
-    both.check("the end");
-    REQUIRE(both.error == "");
-    CHECK(both.queue.check_invariants());
+    require_clean_end(both);
   }
 }
