@@ -209,15 +209,9 @@ class chunk_pool {
       list.front = first;
       list.back = first + 1;
       relocate(lone, first);
-    } else if (offset_of(list.back) == entries_per_chunk) {
-      const std::uint32_t chunk = acquire(id);
-      (*this)[chunk_of(list.back)].next = chunk;
-      list.back = chunk << offset_bits;
     }
-    const std::uint32_t position = list.back++;
-    entry(position) = value;
     ++list.live;
-    return position;
+    return append_entry(list, id, value);
   }
 
   /// The position after `position` in its list, or `back` at the end.
@@ -327,16 +321,8 @@ class chunk_pool {
   /// is not lone) and, if its last chunk is full, a free chunk. The list may be left crowded or with a dead front.
   TIMING_WHEEL_HOT std::uint32_t move_to_back(chunk_list& list, std::uint32_t id, std::uint32_t position) noexcept {
     TIMING_WHEEL_ASSERT(list.live >= 2, "chunk_pool::move_to_back: the list must hold another live entry");
-    const std::uint32_t value = std::exchange(entry(position), dead_entry);
     ++list.dead;
-    if (offset_of(list.back) == entries_per_chunk) {
-      const std::uint32_t chunk = acquire(id);
-      (*this)[chunk_of(list.back)].next = chunk;
-      list.back = chunk << offset_bits;
-    }
-    const std::uint32_t moved = list.back++;
-    entry(moved) = value;
-    return moved;
+    return append_entry(list, id, std::exchange(entry(position), dead_entry));
   }
 
   /// Drops the dead entries at the front of `list`, freeing the chunks it leaves. Requires: list.live > 0, the list
@@ -544,6 +530,19 @@ class chunk_pool {
   }
 
  private:
+  // Writes `value` after the last entry of `list` (id `id`), which holds a chunk, chaining a new chunk when the last
+  // is full. Returns: its position. (The counts are the caller's.)
+  TIMING_WHEEL_HOT std::uint32_t append_entry(chunk_list& list, std::uint32_t id, std::uint32_t value) noexcept {
+    if (offset_of(list.back) == entries_per_chunk) {
+      const std::uint32_t chunk = acquire(id);
+      (*this)[chunk_of(list.back)].next = chunk;
+      list.back = chunk << offset_bits;
+    }
+    const std::uint32_t position = list.back++;
+    entry(position) = value;
+    return position;
+  }
+
   TIMING_WHEEL_HOT std::uint32_t acquire(std::uint32_t owner) noexcept {
     std::uint32_t chunk = m_free;
     if (chunk != nil) {
