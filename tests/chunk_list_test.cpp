@@ -4,6 +4,7 @@
 
 #include <timing_wheel/detail/chunk_list.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -26,7 +27,11 @@ struct pool_under_test {
   std::unordered_map<std::uint32_t, std::uint32_t> position_of;
   std::uint32_t next_value = 0;
 
-  pool_under_test() { pool.reserve(chunk_pool::chunks_needed(4'000, list_count)); }
+  pool_under_test() { pool.reserve_for(4'000, list_count); }
+
+  auto relocator() {
+    return [this](std::uint32_t value, std::uint32_t position) { position_of[value] = position; };
+  }
 
   void push(std::uint32_t id) {
     const std::uint32_t value = next_value++;
@@ -39,7 +44,7 @@ struct pool_under_test {
   }
 
   // The wheel's way to remove one entry: a lone list just empties; otherwise the entry dies in place, a dead front
-  // goes at once, and a list left with nothing live, or crowded, is released or compacted.
+  // goes at once, and a list left with nothing live is released, else its compaction takes a step (if due).
   void remove(std::uint32_t id, std::size_t which) {
     const std::uint32_t value = model[id][which];
     const std::uint32_t position = position_of.at(value);
@@ -59,15 +64,14 @@ struct pool_under_test {
   }
 
   // The wheel's way to reschedule a timer within its list: its entry goes to the back, as the wheel's
-  // move_to_back() does it (the place it leaves dies; a dead front goes; a crowded list is compacted).
+  // move_to_back() does it (the place it leaves dies and a step of the compaction may follow; a dead front goes).
   void move_to_back(std::uint32_t id, std::size_t which) {
     const std::uint32_t value = model[id][which];
     const std::uint32_t position = position_of.at(value);
-    position_of[value] = pool.move_to_back(lists[id], id, position);
+    position_of[value] = pool.move_to_back(lists[id], id, position, relocator());
     REQUIRE(pool.entry(position_of[value]) == value);
     REQUIRE(pool.owner(position_of[value]) == id);
     if (position == lists[id].front) pool.drop_dead_run(lists[id]);
-    settle(id);
     model[id].erase(model[id].begin() + static_cast<std::ptrdiff_t>(which));
     model[id].push_back(value);
   }
@@ -75,8 +79,8 @@ struct pool_under_test {
   void settle(std::uint32_t id) {
     if (lists[id].live == 0) {
       pool.release(lists[id]);
-    } else if (lists[id].crowded()) {
-      pool.compact(lists[id], [&](std::uint32_t value, std::uint32_t position) { position_of[value] = position; });
+    } else {
+      pool.compact_some(lists[id], id, relocator());
     }
   }
 
@@ -135,6 +139,7 @@ struct pool_under_test {
       const chunk_list& list = lists[id];
       REQUIRE(list.live == model[id].size());
       REQUIRE(list.lone() == (list.live == 1 && list.dead == 0 && pool.chunks_of(list, id) == 0));
+      REQUIRE(pool.compaction_holds(list, id));
       const std::uint32_t spanned = pool.chunks_of(list, id);
       REQUIRE(spanned != timing_wheel::detail::nil);
       chunks += spanned;
@@ -180,6 +185,56 @@ TEST_CASE("chunk lists: a list's entries and positions match a model through eve
     if (step % 16 == 0) t.check();
   }
   t.check();
+}
+
+TEST_CASE("chunk lists: a removal moves at most a compaction step's entries, and the list stays bounded",
+          "[chunk_list][compaction]") {
+  // One long list with entries removed and moved to the back at random, as idle timeouts are cancelled and reset:
+  // its compaction runs in steps (each entry it moves is a node to rewrite), never a whole list at once.
+  const std::uint64_t seed = seed_or(0x5e95);
+  INFO("TIMING_WHEEL_SEED=" << seed);
+  rng r{seed};
+  pool_under_test t;
+  for (int i = 0; i < 3'000; ++i) t.push(0);
+  std::size_t moved = 0;
+  std::size_t most_moved = 0;
+  bool compacted = false;
+  const auto counting = [&](std::uint32_t value, std::uint32_t position) {
+    t.position_of[value] = position;
+    ++moved;
+  };
+  for (int step = 0; step < 30'000; ++step) {
+    const std::size_t size = t.model[0].size();
+    const std::size_t which = static_cast<std::size_t>(r.below(size));
+    moved = 0;
+    const std::uint64_t choice = r.below(8);
+    if (choice < 5 && size > 1) {  // a reset: the entry goes to the back
+      const std::uint32_t value = t.model[0][which];
+      const std::uint32_t position = t.position_of.at(value);
+      t.position_of[value] = t.pool.move_to_back(t.lists[0], 0, position, counting);
+      if (position == t.lists[0].front) t.pool.drop_dead_run(t.lists[0]);
+      t.model[0].erase(t.model[0].begin() + static_cast<std::ptrdiff_t>(which));
+      t.model[0].push_back(value);
+    } else if (choice < 7 && size > 1'000) {  // a cancel
+      const std::uint32_t value = t.model[0][which];
+      const std::uint32_t position = t.position_of.at(value);
+      t.pool.kill(t.lists[0], position);
+      if (position == t.lists[0].front) t.pool.drop_dead_run(t.lists[0]);
+      t.pool.compact_some(t.lists[0], 0, counting);
+      t.model[0].erase(t.model[0].begin() + static_cast<std::ptrdiff_t>(which));
+      t.position_of.erase(value);
+    } else {
+      t.push(0);
+    }
+    compacted = compacted || t.pool.compacting(0);
+    most_moved = std::max(most_moved, moved);
+    REQUIRE(moved <= timing_wheel::detail::compaction_step);
+    REQUIRE(t.lists[0].dead <= timing_wheel::detail::most_dead(t.lists[0].live));
+    if (step % 64 == 0) t.check();
+  }
+  t.check();
+  CHECK(compacted);       // the list was compacted, in steps,
+  CHECK(most_moved > 0);  // which moved entries
 }
 
 TEST_CASE("chunk lists: removing entries front to back leaves no dead entry and frees the chunks passed",
@@ -252,8 +307,8 @@ TEST_CASE("chunk lists: compaction keeps order and frees the chunks it empties, 
             t.model[2].erase(t.model[2].begin() + static_cast<std::ptrdiff_t>(*it));
           }
           t.pool.drop_dead_front(t.lists[2]);
-          t.pool.compact(t.lists[2],
-                         [&](std::uint32_t value, std::uint32_t position) { t.position_of[value] = position; });
+          t.pool.compact(t.lists[2], 2, t.relocator());
+          REQUIRE(!t.pool.compacting(2));
           INFO("length " << length << ", first dead " << first_dead << ", dead run " << dead_run << ", live every "
                          << live_every);
           REQUIRE(t.lists[2].dead == 0);

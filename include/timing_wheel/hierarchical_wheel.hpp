@@ -283,7 +283,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     this->destroy_payloads();
     m_rings.reset();
     if (m_lists) std::fill_n(m_lists.get(), list_total, detail::chunk_list{});
-    m_chunks.reset();
+    m_chunks.reset(list_total);
     m_overflow.clear();
     m_spread = {};
     m_known = {};
@@ -586,16 +586,15 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     detail::chunk_list& entries = m_lists[where.list];
     if (m_next.known && m_next.value == due_of(node.deadline)) m_next.known = false;
     node.deadline = deadline;
-    node.link = m_chunks.move_to_back(entries, where.list, position);
+    node.link = m_chunks.move_to_back(entries, where.list, position, relocator());
     if (position == entries.front) m_chunks.drop_dead_run(entries);
-    compact_if_crowded(entries);
     joined(where.list, node, index);
     forget_known();
     if (m_next.known && (!m_next.value || where.fire < *m_next.value)) m_next.value = where.fire;
   }
 
-  // Marks a timer's entry dead; an emptied list gives its chunks back, a crowded one is compacted. (A lone entry
-  // just goes.)
+  // Marks a timer's entry dead; an emptied list gives its chunks back, a crowded one is compacted (a step of it).
+  // (A lone entry just goes.)
   TIMING_WHEEL_HOT void remove_entry(std::uint32_t list, std::uint32_t position) noexcept {
     detail::chunk_list& entries = m_lists[list];
     if (entries.lone()) {
@@ -612,22 +611,21 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
   }
 
   // `role`: returns role_of(list), asked only when the list empties (the firing loop knows it without the lookup,
-  // and a reschedule-heavy run spent 5 instructions an operation on a lookup it rarely used).
+  // and a reschedule-heavy run spent 5 instructions an operation on a lookup it rarely used). `removed`: how many
+  // entries left it (the compaction keeps pace with them).
   template <class Role>
-  TIMING_WHEEL_HOT void after_removal(std::uint32_t list, Role&& role) noexcept {
+  TIMING_WHEEL_HOT void after_removal(std::uint32_t list, Role&& role, std::uint32_t removed = 1) noexcept {
     detail::chunk_list& entries = m_lists[list];
     if (entries.live == 0) {
       m_chunks.release(entries);
       slot_emptied(list, role());
     } else {
-      compact_if_crowded(entries);
+      m_chunks.compact_some(entries, list, relocator(), removed);
     }
   }
-  TIMING_WHEEL_HOT void compact_if_crowded(detail::chunk_list& entries) noexcept {
-    if (entries.crowded()) {
-      m_chunks.compact(entries,
-                       [this](std::uint32_t index, std::uint32_t position) { this->m_nodes[index].link = position; });
-    }
+  // What the slot lists call when they move an entry: its node learns the new position.
+  [[nodiscard]] auto relocator() noexcept {
+    return [this](std::uint32_t index, std::uint32_t position) { this->m_nodes[index].link = position; };
   }
 
   // (The level's bit goes without a branch: whether a ring empties is a coin toss on a sparse wheel, and the branch
@@ -1191,7 +1189,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
         move_share(std::false_type{});
       }
       m_spread.left[level] = m_lists[source].live;
-      after_removal(source, [this, source] { return role_of(source); });
+      after_removal(
+          source, [this, source] { return role_of(source); }, share.moves);
       m_next.known = false;
     }
     m_spread.stride_range = m_spread.quiet_stride - m_spread.least_stride;
@@ -1316,7 +1315,8 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     const auto list_holds = [&](std::uint32_t list, auto&& check) {
       const detail::chunk_list& entries = m_lists[list];
       const std::uint32_t spanned = m_chunks.chunks_of(entries, list);
-      if (spanned == detail::nil || entries.empty() != (entries.live == 0) || entries.crowded()) return false;
+      if (spanned == detail::nil || entries.empty() != (entries.live == 0) || !m_chunks.compaction_holds(entries, list))
+        return false;
       if (entries.empty()) return entries.dead == 0;
       if (entries.lone()) {
         const std::uint32_t index = entries.back;
@@ -1383,7 +1383,10 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
       if (geometry::cascades && locate(entry.key).in != store::overflow) return false;
     }
     // Chunks in lists and free ones make up all handed out, within what was reserved for the live timers.
-    if (chunks + m_chunks.free_count() != m_chunks.used() || chunks > chunks_needed(this->size())) return false;
+    if (chunks + m_chunks.free_count() != m_chunks.used() || chunks > chunks_needed(this->size()) ||
+        !m_chunks.compactions_counted(list_total)) {
+      return false;
+    }
     // What is kept of a crowded list answers as reading it would: no timer joined it unseen (joined()). A list kept
     // as sorted is in deadline order, none after the last due time seen.
     if (const std::uint32_t kept = m_earliest.list(); geometry::cascades && kept != none && m_earliest.sorted(kept)) {

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -23,6 +24,12 @@ namespace detail {
 // outnumber its live ones is compacted, so memory stays bounded by the live entries. Which list a chunk belongs to
 // is kept apart, two bytes a chunk in a dense array, so a cancel learns it without waiting on the chunk's cache
 // line (the entry itself is only written).
+//
+// Compaction goes in steps of compaction_step entries, one each time an entry of the list is removed, so that no
+// removal waits for a whole list: with 10^6 idle timeouts in a few slots (W3), a reschedule that compacted its list
+// at once moved up to a quarter of them, 8-15 ms, seven times in 5x10^6 reschedules. Between steps the list stays
+// whole: the entries the compaction has read and not yet written back are dead ones (the list's gap), and the chunks
+// it has emptied are freed as it goes.
 //
 // A list holding one entry and nothing else keeps it in its own header, with no chunk: most slots of a sparse wheel
 // hold a lone timer (the backtest, or 10^6 timers over 2^20 ticks), and a chunk for each cost an acquire and a
@@ -41,6 +48,15 @@ inline constexpr std::uint32_t inline_chunks_from = (1U << (32 - offset_bits)) -
 // timers, out of cache) ran 5-13% slower in 5 of 5 alternated runs, and the bound on timers fell to 10^9. With
 // the branch-free compaction, 2 against 1: examples/demo.cpp 5.6% fewer instructions and 4-8% faster, W3 13% slower.
 inline constexpr std::uint32_t dead_per_live = 1;
+// Entries a compaction reads per removal from its list. A compaction that starts with d dead entries in a list of e
+// reads at most e + e / (compaction_step - 1) entries (a removal may append one: a reschedule), so it ends within
+// e / (compaction_step - 1) removals, and the dead entries they add stay a few per cent of the list.
+inline constexpr std::uint32_t compaction_step = 32;
+// A list holding more dead entries than this, for its live ones, is compacted at once: only a list whose live
+// entries were taken from its front faster than its compaction stepped gets there.
+[[nodiscard]] constexpr std::uint32_t most_dead(std::uint32_t live) noexcept {
+  return live + live / 2 + 2 * entries_per_chunk;
+}
 
 struct alignas(64) entry_chunk {
   std::uint32_t next;  // the next chunk of its list, or nil; the free-list link while free
@@ -79,15 +95,14 @@ class chunk_pool {
  public:
   static constexpr std::uint32_t max_chunks = inline_chunks_from;  // the numbers above name lists
 
-  // Chunks enough for `timers` live entries spread over `lists` lists, each holding at most
-  // max(dead_per_live * live, 14) dead entries, plus one chain being emptied by a cascade: a list of e entries spans
-  // at most e / 15 + 2 chunks, so a list of `live` live entries at most (dead_per_live + 1) * live / 15 + 3. Only
-  // lists holding a live entry hold chunks (an emptied list gives its chunks back), and there are at most `timers`
-  // of those. A timer a cascade has moved counts in its new list, which it fills by one entry, not
-  // dead_per_live + 1; that slack covers the dead entries still in the chain.
+  // Chunks enough for `timers` live entries spread over `lists` lists, each holding at most most_dead(live) dead
+  // entries, plus one chain being emptied by a cascade: a list of e entries spans at most e / 15 + 3 chunks (a
+  // compaction's gap may leave two chunks part-filled), so a list of `live` live entries at most
+  // 2.5 * live / 15 + 5. Only lists holding a live entry hold chunks (an emptied list gives its chunks back), and
+  // there are at most `timers` of those. A timer a cascade has moved counts in its new list, which it fills by one
+  // entry, not 2.5; that slack covers the dead entries still in the chain.
   [[nodiscard]] static constexpr std::size_t chunks_needed(std::size_t timers, std::size_t lists) noexcept {
-    return ((dead_per_live + 1) * timers + entries_per_chunk - 1) / entries_per_chunk +
-           3 * (std::min(lists, timers) + 1);
+    return (5 * timers / 2 + entries_per_chunk - 1) / entries_per_chunk + 5 * (std::min(lists, timers) + 1);
   }
 
   chunk_pool() noexcept = default;
@@ -96,6 +111,8 @@ class chunk_pool {
   chunk_pool(chunk_pool&& other) noexcept
       : m_chunks(std::exchange(other.m_chunks, nullptr)),
         m_owners(std::exchange(other.m_owners, nullptr)),
+        m_compactions(std::exchange(other.m_compactions, nullptr)),
+        m_compacting(std::exchange(other.m_compacting, 0)),
         m_capacity(std::exchange(other.m_capacity, 0)),
         m_timers_covered(std::exchange(other.m_timers_covered, 0)),
         m_used(std::exchange(other.m_used, 0)),
@@ -105,6 +122,8 @@ class chunk_pool {
       release_storage();
       m_chunks = std::exchange(other.m_chunks, nullptr);
       m_owners = std::exchange(other.m_owners, nullptr);
+      m_compactions = std::exchange(other.m_compactions, nullptr);
+      m_compacting = std::exchange(other.m_compacting, 0);
       m_capacity = std::exchange(other.m_capacity, 0);
       m_timers_covered = std::exchange(other.m_timers_covered, 0);
       m_used = std::exchange(other.m_used, 0);
@@ -173,11 +192,15 @@ class chunk_pool {
   }
 
   TIMING_WHEEL_NOINLINE void cover(std::size_t timers, std::size_t lists) {
+    if (m_compactions == nullptr) {  // zeroed: no compaction under way (pages untouched until a list needs one)
+      m_compactions = static_cast<compaction*>(std::calloc(lists, sizeof(compaction)));
+      if (m_compactions == nullptr) throw_bad_alloc();
+    }
     reserve(chunks_needed(timers, lists));
     // The most live entries the chunks now allocated cover (chunks_needed() grows with `timers`), so that the next
     // calls return at the first test.
     std::size_t covered = timers;
-    std::size_t beyond = m_capacity * entries_per_chunk / (dead_per_live + 1) + 1;  // chunks_needed(beyond) > capacity
+    std::size_t beyond = m_capacity * entries_per_chunk * 2 / 5 + 1;  // chunks_needed(beyond) > capacity
     while (beyond - covered > 1) {
       const std::size_t middle = covered + (beyond - covered) / 2;
       (chunks_needed(middle, lists) <= m_capacity ? covered : beyond) = middle;
@@ -186,10 +209,12 @@ class chunk_pool {
   }
 
  public:
-  /// Every chunk becomes free again; the memory stays.
-  void reset() noexcept {
+  /// Every chunk becomes free again (and every compaction stops); the memory stays. `lists`: as for reserve_for().
+  void reset(std::size_t lists) noexcept {
     m_used = 0;
     m_free = nil;
+    if (m_compacting != 0) std::memset(static_cast<void*>(m_compactions), 0, lists * sizeof(compaction));
+    m_compacting = 0;
   }
 
   /// Appends `value` to `list` (whose id is `id`). If the list held a lone entry, it moves into a chunk first and
@@ -232,12 +257,13 @@ class chunk_pool {
       const std::uint32_t value = entry(position);
       const std::uint32_t next = position + 1;
       if (next == list.back) {
+        stop_compaction(chunk_of(position));
         free_chunk(chunk_of(position));
         list.front = list.back = nil;
       } else if (offset_of(next) == entries_per_chunk) {
         const std::uint32_t chunk = chunk_of(position);
         list.front = (*this)[chunk].next << offset_bits;
-        free_chunk(chunk);
+        front_chunk_freed(chunk);
       } else {
         list.front = next;
       }
@@ -286,12 +312,13 @@ class chunk_pool {
         }
         if (at < end) break;
         if (chunk == last) {
+          stop_compaction(chunk);
           free_chunk(chunk);
           emptied = true;
           break;
         }
         const std::uint32_t next = holder.next;
-        free_chunk(chunk);  // f may reuse it: its entries have been read
+        front_chunk_freed(chunk);  // f may reuse it: its entries have been read
         chunk = next;
         at = 0;
       }
@@ -308,7 +335,7 @@ class chunk_pool {
   }
 
   /// Marks the entry at `position` of `list` dead. Requires: the list is not lone (a lone entry goes with
-  /// `list = {}`: no chunk to give back).
+  /// `list = {}`: no chunk to give back). The caller then calls compact_some() or release().
   TIMING_WHEEL_HOT void kill(chunk_list& list, std::uint32_t position) noexcept {
     TIMING_WHEEL_ASSERT(!list.lone(), "chunk_pool::kill: a lone entry goes with its list");
     entry(position) = dead_entry;
@@ -317,12 +344,30 @@ class chunk_pool {
   }
 
   /// Moves the live entry at `position` of `list` (whose id is `id`) to the back: its place turns dead, and the
-  /// list keeps as many live entries. Returns: its new position. Requires: the list holds another live entry (so it
-  /// is not lone) and, if its last chunk is full, a free chunk. The list may be left crowded or with a dead front.
-  TIMING_WHEEL_HOT std::uint32_t move_to_back(chunk_list& list, std::uint32_t id, std::uint32_t position) noexcept {
+  /// list keeps as many live entries; a step of its compaction may move others (relocate). Returns: its new position.
+  /// Requires: the list holds another live entry (so it is not lone) and, if its last chunk is full, a free chunk.
+  /// The list may be left with a dead front.
+  template <class Relocate>
+  TIMING_WHEEL_HOT std::uint32_t move_to_back(chunk_list& list, std::uint32_t id, std::uint32_t position,
+                                              Relocate&& relocate) noexcept {
     TIMING_WHEEL_ASSERT(list.live >= 2, "chunk_pool::move_to_back: the list must hold another live entry");
     ++list.dead;
-    return append_entry(list, id, std::exchange(entry(position), dead_entry));
+    const std::uint32_t value = std::exchange(entry(position), dead_entry);
+    compact_some(list, id, relocate);  // (before the append: a step may move entries, and this one is placed after)
+    return append_entry(list, id, value);
+  }
+
+  /// After `removed` entries of `list` (whose id is `id`, holding a live entry) were removed: if the list holds more
+  /// dead entries than live ones (and at least a chunk's worth), its compaction (started if need be) reads
+  /// compaction_step entries for each; a list past most_dead() is compacted at once. Calls relocate(value, new
+  /// position) for every entry it moves.
+  template <class Relocate>
+  TIMING_WHEEL_HOT void compact_some(chunk_list& list, std::uint32_t id, Relocate&& relocate,
+                                     std::uint32_t removed = 1) noexcept {
+    // (A compaction under way whose list is no longer crowded waits: its list stays within bounds meanwhile. Lone
+    // lists hold no dead entry.)
+    if (list.dead > dead_per_live * list.live && list.dead >= entries_per_chunk) [[unlikely]]
+      compact_crowded(list, id, relocate, removed);
   }
 
   /// Drops the dead entries at the front of `list`, freeing the chunks it leaves. Requires: list.live > 0, the list
@@ -342,7 +387,7 @@ class chunk_pool {
       if (offset_of(next) == entries_per_chunk) {
         const std::uint32_t chunk = chunk_of(list.front);
         list.front = (*this)[chunk].next << offset_bits;
-        free_chunk(chunk);
+        front_chunk_freed(chunk);
       } else {
         list.front = next;
       }
@@ -357,6 +402,7 @@ class chunk_pool {
       return;
     }
     std::uint32_t chunk = chunk_of(list.front);
+    stop_compaction(chunk);
     const std::uint32_t last = chunk_of(list.back - 1);
     while (chunk != last) {
       const std::uint32_t next = (*this)[chunk].next;
@@ -367,91 +413,232 @@ class chunk_pool {
     list = {};
   }
 
-  /// Slides the live entries of `list` to its front, in order, calling relocate(value, new position) for each
-  /// one that moves, and frees the chunks left empty. Requires: list.live > 0.
+  // compact_some() for a crowded list.
   template <class Relocate>
-  void compact(chunk_list& list, Relocate&& relocate) noexcept {
-    // Chunk by chunk, through one pointer each for reading and writing: the chunk lookup runs once a chunk, not
-    // once an entry (it was most of a reschedule-heavy run's instructions when it ran per entry).
+  TIMING_WHEEL_NOINLINE void compact_crowded(chunk_list& list, std::uint32_t id, Relocate& relocate,
+                                             std::uint32_t removed) noexcept {
+    compaction& job = m_compactions[id];
+    step_compaction(list, job, relocate, compaction_step * std::min(removed, UINT32_MAX / compaction_step));
+    while (list.dead > most_dead(list.live)) [[unlikely]] step_compaction(list, job, relocate, compaction_step);
+  }
+
+  /// Compacts `list` (whose id is `id`) to the end now: what compact_some() does in steps. Requires: the list holds a
+  /// live entry in a chunk.
+  template <class Relocate>
+  void compact(chunk_list& list, std::uint32_t id, Relocate&& relocate) noexcept {
+    compaction& job = m_compactions[id];
+    do {
+      step_compaction(list, job, relocate, compaction_step);
+    } while (job.active != 0);
+  }
+  /// Whether the count of compactions under way over `lists` lists is right.
+  [[nodiscard]] bool compactions_counted(std::size_t lists) const noexcept {
+    std::size_t active = 0;
+    for (std::size_t id = 0; m_compactions != nullptr && id < lists; ++id) active += m_compactions[id].active;
+    return active == m_compacting;
+  }
+  /// Whether a compaction of list `id` is under way.
+  [[nodiscard]] bool compacting(std::uint32_t id) const noexcept {
+    return m_compacting != 0 && m_compactions[id].active != 0;
+  }
+
+  /// Whether `list` (whose id is `id`) holds no more dead entries than most_dead() allows, and a compaction under way
+  /// on it has nothing but dead entries between its write and read positions, which are in the list in that order
+  /// (or the front has passed them, which its next step puts right).
+  [[nodiscard]] bool compaction_holds(const chunk_list& list, std::uint32_t id) const noexcept {
+    if (list.front >= inline_front) return !compacting(id);
+    if (list.dead > most_dead(list.live)) return false;
+    const compaction& job = m_compactions[id];
+    if (job.active == 0 || job.gone != 0) return true;
+    // (A write position at a chunk's end stands for the start of the next chunk.)
+    std::uint32_t write = job.write;
+    if (offset_of(write) == entries_per_chunk && write != list.back)
+      write = (*this)[chunk_of(write)].next << offset_bits;
+    bool in_gap = false;
+    for (std::uint32_t at = list.front;; at = step(at, list.back)) {
+      if (at == write) in_gap = true;
+      if (at == job.read) return true;
+      if (at == list.back) return false;
+      if (in_gap && entry(at) != dead_entry) return false;
+    }
+  }
+
+ private:
+  // A compaction under way on one list: the entries before `write` are done, those from `read` on not yet read, and
+  // those between are dead (the gap), in at most two chunks (the ones between are freed as `read` leaves them).
+  // `gone`: the list's front has freed the chunk of `write` (1) or of `read` (2) since the last step.
+  struct compaction {
+    std::uint32_t write;
+    std::uint32_t read;
+    std::uint8_t active;
+    std::uint8_t gone;
+  };
+  static constexpr std::uint8_t write_gone = 1;
+  static constexpr std::uint8_t read_gone = 2;
+
+  // A chunk leaving the front of its list: a compaction under way there notes it if it held its write or read
+  // position (the list's front has passed them). (Queues that never compact skip the lookup: m_compacting.)
+  void front_chunk_freed(std::uint32_t chunk) noexcept {
+    if (m_compacting != 0) [[unlikely]]
+      note_front_passed(chunk);
+    free_chunk(chunk);
+  }
+  TIMING_WHEEL_NOINLINE void note_front_passed(std::uint32_t chunk) noexcept {
+    compaction& job = m_compactions[m_owners[chunk]];
+    if (job.active != 0) {
+      if (chunk == chunk_of(job.write)) job.gone |= write_gone;
+      if (chunk == chunk_of(job.read)) job.gone |= read_gone;
+    }
+  }
+  // The list holding `chunk` is being emptied: its compaction stops.
+  void stop_compaction(std::uint32_t chunk) noexcept {
+    if (m_compacting != 0) [[unlikely]]
+      stop_compaction_of(m_owners[chunk]);
+  }
+  TIMING_WHEEL_NOINLINE void stop_compaction_of(std::uint32_t id) noexcept {
+    compaction& job = m_compactions[id];
+    m_compacting -= job.active;
+    job.active = 0;
+  }
+
+  // The list's front may have moved past the compaction's positions since its last step (firing, the spreading, a
+  // dead front dropped): what the front passed is gone, and the gap starts at the front at the latest.
+  void catch_up(const chunk_list& list, compaction& job) noexcept {
+    const std::uint32_t front = list.front;
+    if (job.gone != 0) {
+      if ((job.gone & read_gone) != 0) {
+        job.write = job.read = front;
+      } else {  // (the front is in the read position's chunk, which followed the write position's)
+        job.write = front;
+        if (offset_of(front) > offset_of(job.read)) job.read = front;
+      }
+      job.gone = 0;
+    } else if (chunk_of(front) == chunk_of(job.write) && front > job.write) {
+      job.write = front;
+      if (chunk_of(job.read) == chunk_of(front) && front > job.read) job.read = front;
+    }
+  }
+
+  // Reads up to `budget` entries of the compaction of `list`: each live one moves to the write position (its
+  // node learns where, relocate()), each read place turns dead, and a chunk the read position leaves that is all gap
+  // is freed. When the read position reaches the end, the list ends at the write position. (Chunk by chunk, through a
+  // pointer each for reading and writing, as the whole-list compaction went: the lookups run once a chunk. The copy
+  // takes no branch on which entries are dead: cancels leave them in no pattern a predictor learns.)
+  template <class Relocate>
+  TIMING_WHEEL_NOINLINE void step_compaction(chunk_list& list, compaction& job, Relocate& relocate,
+                                             std::uint32_t budget) noexcept {
+    if (job.active == 0) {
+      job = {list.front, list.front, 1, 0};
+      ++m_compacting;
+    }
+    catch_up(list, job);
     const std::uint32_t last = chunk_of(list.back - 1);
     const std::uint32_t last_end = offset_of(list.back - 1) + 1;
-    std::uint32_t chunk = chunk_of(list.front);
-    entry_chunk* read = &(*this)[chunk];
-    std::uint32_t at = offset_of(list.front);
-    std::uint32_t before = nil;  // the chunk before the write chunk
-    // The entries before the first dead one stay where they are.
-    for (;;) {
-      const std::uint32_t end = chunk == last ? last_end : entries_per_chunk;
-      while (at < end && read->entries[at] != dead_entry) ++at;
-      if (at < end || chunk == last) break;
-      before = std::exchange(chunk, read->next);
-      read = &(*this)[chunk];
-      at = 0;
+    std::uint32_t read_chunk = chunk_of(job.read);
+    std::uint32_t read_at = offset_of(job.read);
+    std::uint32_t write_chunk = chunk_of(job.write);
+    std::uint32_t write_at = offset_of(job.write);  // (entries_per_chunk: the next live entry opens the next chunk)
+    entry_chunk* read = &(*this)[read_chunk];
+    entry_chunk* write = &(*this)[write_chunk];
+    // Until the first dead entry, nothing moves. (The write position stays at the end of a chunk the read position
+    // leaves until a live entry follows: a gap that opens at the next chunk's start and runs to the end leaves the
+    // list ending there. Only at the list's front does a write position start a chunk.)
+    if (read_chunk == write_chunk && read_at == write_at) {
+      for (;;) {
+        const std::uint32_t end = read_chunk == last ? last_end : entries_per_chunk;
+        while (read_at < end && budget > 0 && read->entries[read_at] != dead_entry) {
+          ++read_at;
+          --budget;
+        }
+        if (read_at > 0 || read_chunk == write_chunk) {
+          write_chunk = read_chunk;
+          write = read;
+          write_at = read_at;
+        }
+        if (read_at < end || read_chunk == last) break;
+        read_chunk = read->next;
+        read = &(*this)[read_chunk];
+        read_at = 0;
+      }
     }
-    const std::uint32_t first_moved = (chunk << offset_bits) | at;
-    // From there every entry is copied to the write position, which moves on past live ones only: no branch on
-    // which entries are dead (cancels leave them in no pattern a predictor learns; the branch mispredicted once a
-    // cancel on a reschedule-heavy run). The write position never passes the read position, so the chunk it moves
-    // on to exists.
-    std::uint32_t write_chunk = chunk;
-    entry_chunk* write = read;
-    std::uint32_t write_at = at;
-    for (;;) {
-      const std::uint32_t end = chunk == last ? last_end : entries_per_chunk;
-      for (; at < end; ++at) {
-        const std::uint32_t value = read->entries[at];
-        if (write_at == entries_per_chunk) {
-          before = std::exchange(write_chunk, write->next);
+    const std::uint32_t moved_chunk = write_chunk;  // the entries this step moves start here
+    const std::uint32_t moved_at = write_at;
+    while (budget > 0) {
+      const std::uint32_t end = read_chunk == last ? last_end : entries_per_chunk;
+      for (; read_at < end && budget > 0; ++read_at, --budget) {
+        const std::uint32_t value = read->entries[read_at];
+        if (read == write && read_at == write_at) {  // (no gap yet: the first dead entry opens it)
+          write_at += value != dead_entry ? 1U : 0U;
+          continue;
+        }
+        read->entries[read_at] = dead_entry;
+        if (write_at == entries_per_chunk) [[unlikely]] {
+          if (value == dead_entry) continue;
+          write_chunk = write->next;
           write = &(*this)[write_chunk];
           write_at = 0;
         }
         write->entries[write_at] = value;
         write_at += value != dead_entry ? 1U : 0U;
       }
-      if (chunk == last) break;
-      chunk = read->next;
-      read = &(*this)[chunk];
-      at = 0;
+      if (read_at < end || read_chunk == last) break;
+      const std::uint32_t next = read->next;
+      if (read_chunk != write_chunk) {  // all gap: it goes
+        write->next = next;
+        free_chunk(read_chunk);
+        list.dead -= entries_per_chunk;
+      }
+      read_chunk = next;
+      read = &(*this)[read_chunk];
+      read_at = 0;
     }
-    const bool moved = ((write_chunk << offset_bits) | write_at) != first_moved;
-    if (write_at == 0) {  // the write chunk holds no live entry: the list ends with the chunk before it
-      write_chunk = before;
-      write = &(*this)[before];
-      write_at = entries_per_chunk;
-    }
-    // The chunks after the one holding the last live entry are empty now (the list's last chunk ends in nil).
-    for (std::uint32_t spare = std::exchange(write->next, nil); spare != nil;) {
-      const std::uint32_t next = (*this)[spare].next;
-      free_chunk(spare);
-      spare = next;
-    }
-    list.back = (write_chunk << offset_bits) | write_at;
-    list.dead = 0;
-    // Every entry from the first dead one's old place on moved: each learns its new position.
-    if (!moved) return;
-    chunk = chunk_of(first_moved);
-    at = offset_of(first_moved);
-    for (;;) {
-      const entry_chunk& holder = (*this)[chunk];
+    // Every entry moved this step learns its place: they are the ones from (moved_chunk, moved_at) to the write
+    // position.
+    for (std::uint32_t chunk = moved_chunk, at = moved_at;;) {
       const std::uint32_t end = chunk == write_chunk ? write_at : entries_per_chunk;
+      const entry_chunk& holder = (*this)[chunk];
       for (; at < end; ++at) relocate(holder.entries[at], (chunk << offset_bits) | at);
       if (chunk == write_chunk) break;
       chunk = holder.next;
       at = 0;
     }
+    job.write = (write_chunk << offset_bits) | write_at;
+    job.read = (read_chunk << offset_bits) | read_at;
+    if (read_chunk == last && read_at == last_end) finish_compaction(list, job);
   }
 
+  // The read position has reached the end of `list`: what lies from the write position on is gap, and goes.
+  void finish_compaction(chunk_list& list, compaction& job) noexcept {
+    job.active = 0;
+    --m_compacting;
+    const std::uint32_t write = job.write;
+    if (write == list.back) return;
+    const std::uint32_t last = chunk_of(list.back - 1);
+    const std::uint32_t kept = chunk_of(write);
+    if (last == kept) {
+      list.dead -= list.back - write;
+    } else {  // (the last chunk follows the write position's: those between were freed)
+      list.dead -= (entries_per_chunk - offset_of(write)) + offset_of(list.back - 1) + 1;
+      free_chunk(last);
+      (*this)[kept].next = nil;
+    }
+    list.back = write;
+  }
+
+ public:
   /// Empties `list`, calling f(value) for each live entry in order. Requires: the list is not lone (as for the
   /// batched pop_front). prefetch(value) is called for a chunk's live
   /// entries while the chunk before it is being handed to f, and the chunk after that is loaded meanwhile, so
   /// nodes and chunks arrive in parallel instead of one miss at a time. Each chunk is freed once read, so f may
   /// append to other lists of this pool.
+  // (Inlined at the cascade, as it was before stopping a compaction became part of it.)
   template <class Prefetch, class F>
-  void consume(chunk_list& list, Prefetch&& prefetch, F&& f) noexcept {
+  TIMING_WHEEL_HOT void consume(chunk_list& list, Prefetch&& prefetch, F&& f) noexcept {
     TIMING_WHEEL_ASSERT(!list.lone(), "chunk_pool::consume: a lone entry is taken by pop_front(list)");
     if (list.front == nil) return;
     const chunk_list chain = std::exchange(list, chunk_list{});
     const std::uint32_t first = chunk_of(chain.front);
+    stop_compaction(first);
     const std::uint32_t last = chunk_of(chain.back - 1);
     const auto range = [&](std::uint32_t chunk) {
       return std::pair<std::uint32_t, std::uint32_t>{chunk == first ? offset_of(chain.front) : 0,
@@ -601,6 +788,8 @@ class chunk_pool {
 
   void release_storage() noexcept {
     release_arrays();
+    std::free(m_compactions);
+    m_compactions = nullptr;
     m_capacity = 0;
     m_timers_covered = 0;
     m_used = 0;
@@ -608,10 +797,12 @@ class chunk_pool {
   }
 
   entry_chunk* m_chunks = nullptr;
-  std::uint16_t* m_owners = nullptr;  // the list each chunk belongs to
-  std::size_t m_capacity = 0;         // chunks allocated
-  std::size_t m_timers_covered = 0;   // live entries reserve_for() last found room for
-  std::uint32_t m_used = 0;           // chunks ever handed out (in lists or free)
+  std::uint16_t* m_owners = nullptr;    // the list each chunk belongs to
+  compaction* m_compactions = nullptr;  // per list id, from the first reserve_for()
+  std::uint32_t m_compacting = 0;       // compactions under way
+  std::size_t m_capacity = 0;           // chunks allocated
+  std::size_t m_timers_covered = 0;     // live entries reserve_for() last found room for
+  std::uint32_t m_used = 0;             // chunks ever handed out (in lists or free)
   std::uint32_t m_free = nil;
 };
 
