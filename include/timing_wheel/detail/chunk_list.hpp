@@ -52,10 +52,11 @@ inline constexpr std::uint32_t dead_per_live = 1;
 // reads at most e + e / (compaction_step - 1) entries (a removal may append one: a reschedule), so it ends within
 // e / (compaction_step - 1) removals, and the dead entries they add stay a few per cent of the list.
 inline constexpr std::uint32_t compaction_step = 32;
-// A list holding more dead entries than this, for its live ones, is compacted at once: only a list whose live
-// entries were taken from its front faster than its compaction stepped gets there.
+// A list holding more dead entries than this, for its live ones, is compacted at once: one that was compacting in
+// steps holds at most 7% more than its live ones (they may fall by as many meanwhile); only a list whose live entries
+// were taken from its front faster than its compaction stepped gets here.
 [[nodiscard]] constexpr std::uint32_t most_dead(std::uint32_t live) noexcept {
-  return live + live / 2 + 2 * entries_per_chunk;
+  return live + live / 4 + entries_per_chunk;
 }
 
 struct alignas(64) entry_chunk {
@@ -96,13 +97,13 @@ class chunk_pool {
   static constexpr std::uint32_t max_chunks = inline_chunks_from;  // the numbers above name lists
 
   // Chunks enough for `timers` live entries spread over `lists` lists, each holding at most most_dead(live) dead
-  // entries, plus one chain being emptied by a cascade: a list of e entries spans at most e / 15 + 3 chunks (a
-  // compaction's gap may leave two chunks part-filled), so a list of `live` live entries at most
-  // 2.5 * live / 15 + 5. Only lists holding a live entry hold chunks (an emptied list gives its chunks back), and
-  // there are at most `timers` of those. A timer a cascade has moved counts in its new list, which it fills by one
-  // entry, not 2.5; that slack covers the dead entries still in the chain.
+  // entries, plus one chain being emptied by a cascade: a list of e entries (a compaction's gap among its dead ones)
+  // spans at most e / 15 + 2 chunks, so a list of `live` live entries at most 2.25 * live / 15 + 3. Only lists
+  // holding a live entry hold chunks (an emptied list gives its chunks back), and there are at most `timers` of
+  // those. A timer a cascade has moved counts in its new list, which it fills by one entry, not 2.25; that slack
+  // covers the dead entries still in the chain.
   [[nodiscard]] static constexpr std::size_t chunks_needed(std::size_t timers, std::size_t lists) noexcept {
-    return (5 * timers / 2 + entries_per_chunk - 1) / entries_per_chunk + 5 * (std::min(lists, timers) + 1);
+    return (9 * timers / 4 + entries_per_chunk - 1) / entries_per_chunk + 4 * (std::min(lists, timers) + 1);
   }
 
   chunk_pool() noexcept = default;
@@ -200,7 +201,7 @@ class chunk_pool {
     // The most live entries the chunks now allocated cover (chunks_needed() grows with `timers`), so that the next
     // calls return at the first test.
     std::size_t covered = timers;
-    std::size_t beyond = m_capacity * entries_per_chunk * 2 / 5 + 1;  // chunks_needed(beyond) > capacity
+    std::size_t beyond = m_capacity * entries_per_chunk * 4 / 9 + 1;  // chunks_needed(beyond) > capacity
     while (beyond - covered > 1) {
       const std::size_t middle = covered + (beyond - covered) / 2;
       (chunks_needed(middle, lists) <= m_capacity ? covered : beyond) = middle;
