@@ -90,7 +90,9 @@ bool measure(std::size_t ops, double ns, const bench::checksum* expected) {
   std::vector<std::uint64_t> sorted = result.cycles;
   std::sort(sorted.begin(), sorted.end());
   const auto at = [&](double q) {
-    return static_cast<double>(sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(q * sorted.size()))]) * ns;
+    return static_cast<double>(
+               sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(q * static_cast<double>(sorted.size())))]) *
+           ns;
   };
   const auto over_1ms =
       std::count_if(sorted.begin(), sorted.end(), [&](std::uint64_t c) { return static_cast<double>(c) * ns > 1e6; });
