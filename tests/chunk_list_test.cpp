@@ -26,11 +26,15 @@ struct pool_under_test {
   std::vector<std::deque<std::uint32_t>> model = std::vector<std::deque<std::uint32_t>>(list_count);
   std::unordered_map<std::uint32_t, std::uint32_t> position_of;
   std::uint32_t next_value = 0;
+  std::size_t relocated = 0;  // entries the pool has moved (each a node a wheel rewrites)
 
   pool_under_test() { pool.reserve_for(4'000, list_count); }
 
   auto relocator() {
-    return [this](std::uint32_t value, std::uint32_t position) { position_of[value] = position; };
+    return [this](std::uint32_t value, std::uint32_t position) {
+      position_of[value] = position;
+      ++relocated;
+    };
   }
 
   void push(std::uint32_t id) {
@@ -196,36 +200,21 @@ TEST_CASE("chunk lists: a removal moves at most a compaction step's entries, and
   rng r{seed};
   pool_under_test t;
   for (int i = 0; i < 3'000; ++i) t.push(0);
-  std::size_t moved = 0;
   std::size_t most_moved = 0;
   bool compacted = false;
-  const auto counting = [&](std::uint32_t value, std::uint32_t position) {
-    t.position_of[value] = position;
-    ++moved;
-  };
   for (int step = 0; step < 30'000; ++step) {
     const std::size_t size = t.model[0].size();
     const std::size_t which = static_cast<std::size_t>(r.below(size));
-    moved = 0;
+    const std::size_t before = t.relocated;
     const std::uint64_t choice = r.below(8);
-    if (choice < 5 && size > 1) {  // a reset: the entry goes to the back
-      const std::uint32_t value = t.model[0][which];
-      const std::uint32_t position = t.position_of.at(value);
-      t.position_of[value] = t.pool.move_to_back(t.lists[0], 0, position, counting);
-      if (position == t.lists[0].front) t.pool.drop_dead_run(t.lists[0]);
-      t.model[0].erase(t.model[0].begin() + static_cast<std::ptrdiff_t>(which));
-      t.model[0].push_back(value);
-    } else if (choice < 7 && size > 1'000) {  // a cancel
-      const std::uint32_t value = t.model[0][which];
-      const std::uint32_t position = t.position_of.at(value);
-      t.pool.kill(t.lists[0], position);
-      if (position == t.lists[0].front) t.pool.drop_dead_run(t.lists[0]);
-      t.pool.compact_some(t.lists[0], 0, counting);
-      t.model[0].erase(t.model[0].begin() + static_cast<std::ptrdiff_t>(which));
-      t.position_of.erase(value);
+    if (choice < 5 && size > 1) {
+      t.move_to_back(0, which);  // a reset
+    } else if (choice < 7 && size > 1'000) {
+      t.remove(0, which);  // a cancel
     } else {
       t.push(0);
     }
+    const std::size_t moved = t.relocated - before;
     compacted = compacted || t.pool.compacting(0);
     most_moved = std::max(most_moved, moved);
     REQUIRE(moved <= timing_wheel::detail::compaction_step);
