@@ -556,7 +556,14 @@ class chunk_pool {
           write = read;
           write_at = read_at;
         }
-        if (read_at < end || read_chunk == last) break;
+        if (read_at < end || read_chunk == last) {
+          // Stopped at the first dead entry: the gap opens with it.
+          if (read_at < end && budget > 0 && read == write && read_at == write_at) {
+            ++read_at;
+            --budget;
+          }
+          break;
+        }
         read_chunk = read->next;
         read = &(*this)[read_chunk];
         read_at = 0;
@@ -566,12 +573,10 @@ class chunk_pool {
     const std::uint32_t moved_at = write_at;
     while (budget > 0) {
       const std::uint32_t end = read_chunk == last ? last_end : entries_per_chunk;
-      for (; read_at < end && budget > 0; ++read_at, --budget) {
+      const std::uint32_t stop = budget < end - read_at ? read_at + budget : end;
+      budget -= stop - read_at;
+      for (; read_at < stop; ++read_at) {
         const std::uint32_t value = read->entries[read_at];
-        if (read == write && read_at == write_at) {  // (no gap yet: the first dead entry opens it)
-          write_at += value != dead_entry ? 1U : 0U;
-          continue;
-        }
         read->entries[read_at] = dead_entry;
         if (write_at == entries_per_chunk) [[unlikely]] {
           if (value == dead_entry) continue;
