@@ -10,11 +10,10 @@
 // and the operation index of the five slowest (a spike at the same index in every run is the structure's; one that
 // moves is the machine's). Exits 1 if a structure fired the wrong timers.
 #include "structures.hpp"
+#include "tsc.hpp"
 
 #include <malloc.h>
-#include <x86intrin.h>
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -26,23 +25,7 @@ namespace {
 using bench::mix;
 using bench::payload;
 using bench::tick;
-
-std::uint64_t tsc_now() noexcept {
-  _mm_lfence();
-  const std::uint64_t t = __rdtsc();
-  _mm_lfence();
-  return t;
-}
-
-double ns_per_cycle() {
-  const auto wall0 = std::chrono::steady_clock::now();
-  const std::uint64_t c0 = tsc_now();
-  while (std::chrono::steady_clock::now() - wall0 < std::chrono::milliseconds(100)) {
-  }
-  const std::uint64_t c1 = tsc_now();
-  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - wall0).count();
-  return ns / static_cast<double>(c1 - c0);
-}
+using bench::tsc;
 
 struct run_result {
   std::vector<std::uint64_t> cycles;  // per reschedule
@@ -65,9 +48,9 @@ run_result run(std::size_t ops) {
   };
   for (std::size_t op = 0; op < ops; ++op) {
     const std::size_t who = mix(op) % live;
-    const std::uint64_t t0 = tsc_now();
+    const std::uint64_t t0 = tsc::now();
     q->reschedule(handles[who], q->now() + timeout);
-    out.cycles[op] = tsc_now() - t0;
+    out.cycles[op] = tsc::now() - t0;
     if ((op + 1) % 1000 == 0) q->advance(q->now() + 1, reinsert);
   }
   q->advance(UINT64_MAX - 1, [&](tick deadline, payload&& id) { out.fired.add(deadline, id); });
@@ -75,7 +58,7 @@ run_result run(std::size_t ops) {
 }
 
 template <class S>
-bool measure(std::size_t ops, double ns, const bench::checksum* expected) {
+bool measure(std::size_t ops, const tsc& clock, const bench::checksum* expected) {
   using Q = typename S::type;
   static_cast<void>(run<Q>(ops));  // warms the allocator's memory
   run_result result = run<Q>(ops);
@@ -90,15 +73,13 @@ bool measure(std::size_t ops, double ns, const bench::checksum* expected) {
   std::vector<std::uint64_t> sorted = result.cycles;
   std::sort(sorted.begin(), sorted.end());
   const auto at = [&](double q) {
-    return static_cast<double>(
-               sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(q * static_cast<double>(sorted.size())))]) *
-           ns;
+    return clock.ns(
+        sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(q * static_cast<double>(sorted.size())))]);
   };
   const auto over_1ms =
-      std::count_if(sorted.begin(), sorted.end(), [&](std::uint64_t c) { return static_cast<double>(c) * ns > 1e6; });
+      std::count_if(sorted.begin(), sorted.end(), [&](std::uint64_t c) { return clock.ns(c) > 1e6F; });
   std::printf("%-26s p50 %6.0f  p99 %7.0f  p99.9 %8.0f  p99.99 %9.0f  max %10.0f ns  over 1 ms: %td  slowest at",
-              S::name.data(), at(0.5), at(0.99), at(0.999), at(0.9999), static_cast<double>(sorted.back()) * ns,
-              over_1ms);
+              S::name.data(), at(0.5), at(0.99), at(0.999), at(0.9999), clock.ns(sorted.back()), over_1ms);
   for (std::size_t i = 0; i < 5; ++i) std::printf(" %zu", slowest[i]);
   std::printf("\n");
   std::fflush(stdout);
@@ -124,11 +105,11 @@ int main(int argc, char** argv) {
   // Freed blocks stay with the allocator (no trim, no mmap), so the second run reuses the first one's pages.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, -1);
-  const double ns = ns_per_cycle();
+  const tsc clock;
   const bench::checksum expected = run<typename bench::heap::type>(ops).fired;  // min_heap's run: the reference
   bool ok = true;
   const auto one = [&]<class S>() {
-    if (only.empty() || only == S::name) ok = measure<S>(ops, ns, &expected) && ok;
+    if (only.empty() || only == S::name) ok = measure<S>(ops, clock, &expected) && ok;
   };
   one.template operator()<bench::exact_wheel>();
   one.template operator()<bench::lean>();
