@@ -72,7 +72,7 @@ struct pool_under_test {
   void move_to_back(std::uint32_t id, std::size_t which) {
     const std::uint32_t value = model[id][which];
     const std::uint32_t position = position_of.at(value);
-    position_of[value] = pool.move_to_back(lists[id], id, position, relocator());
+    position_of[value] = pool.move_to_back(lists[id], id, position, value, relocator());
     REQUIRE(pool.entry(position_of[value]) == value);
     REQUIRE(pool.owner(position_of[value]) == id);
     if (position == lists[id].front) pool.drop_dead_run(lists[id]);

@@ -586,7 +586,7 @@ class hierarchical_wheel : public detail::queue_base<T, detail::wheel_node<T>, I
     detail::chunk_list& entries = m_lists[where.list];
     if (m_next.known && m_next.value == due_of(node.deadline)) m_next.known = false;
     node.deadline = deadline;
-    node.link = m_chunks.move_to_back(entries, where.list, position, relocator());
+    node.link = m_chunks.move_to_back(entries, where.list, position, index, relocator());
     if (position == entries.front) m_chunks.drop_dead_run(entries);
     joined(where.list, node, index);
     forget_known();

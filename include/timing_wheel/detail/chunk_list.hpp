@@ -344,16 +344,19 @@ class chunk_pool {
     ++list.dead;
   }
 
-  /// Moves the live entry at `position` of `list` (whose id is `id`) to the back: its place turns dead, and the
-  /// list keeps as many live entries; a step of its compaction may move others (relocate). Returns: its new position.
-  /// Requires: the list holds another live entry (so it is not lone) and, if its last chunk is full, a free chunk.
-  /// The list may be left with a dead front.
+  /// Moves the live entry `value` at `position` of `list` (whose id is `id`) to the back: its place turns dead, and
+  /// the list keeps as many live entries; a step of its compaction may move others (relocate). Returns: its new
+  /// position. Requires: the list holds another live entry (so it is not lone) and, if its last chunk is full, a free
+  /// chunk. The list may be left with a dead front.
+  // (The caller passes the value it knows, the node's index: reading it from the entry made the append wait on
+  // that entry's cache line, a miss at a random place in a long list; the dead mark is a store, which does not.)
   template <class Relocate>
   TIMING_WHEEL_HOT std::uint32_t move_to_back(chunk_list& list, std::uint32_t id, std::uint32_t position,
-                                              Relocate&& relocate) noexcept {
+                                              std::uint32_t value, Relocate&& relocate) noexcept {
     TIMING_WHEEL_ASSERT(list.live >= 2, "chunk_pool::move_to_back: the list must hold another live entry");
+    TIMING_WHEEL_ASSERT(entry(position) == value, "chunk_pool::move_to_back: the entry at `position` is not `value`");
     ++list.dead;
-    const std::uint32_t value = std::exchange(entry(position), dead_entry);
+    entry(position) = dead_entry;
     compact_some(list, id, relocate);  // (before the append: a step may move entries, and this one is placed after)
     return append_entry(list, id, value);
   }
