@@ -181,6 +181,22 @@ def main():
             rows.append(["W3", "", s, "bytes_per_timer", c["bytes_per_timer"]])
         md.append("")
 
+    w3r = tp.get("W3_random_timeouts", {})
+    if w3r:
+        base = w3r.get(BASE, {}).get("")
+        md.append("**W3 with random timeouts** (as W3, but each reschedule and re-arm draws its timeout in [1 s, 101 s): "
+                  "timers move between slot lists)")
+        md.append("")
+        md.append("| structure | ns per op | bytes per timer (malloc, at the end) |")
+        md.append("|---|---|---|")
+        for s in structures_in(w3r):
+            c = w3r[s][""]
+            md.append("| `%s` | %s%s | %s |" % (s, fmt(c["ns_per_op"]), ratio(c["ns_per_op"], base and base["ns_per_op"]),
+                                               fmt(c["bytes_per_timer"])))
+            rows.append(["W3_random", "", s, "ns_per_op", c["ns_per_op"]])
+            rows.append(["W3_random", "", s, "bytes_per_timer", c["bytes_per_timer"]])
+        md.append("")
+
     if backtest:
         # One table, a column of events/s for each size (smallest first), and the peak RSS of the largest.
         sizes = list(backtest)
