@@ -166,36 +166,27 @@ def main():
                      "fastest time over the 3 runs, which replay the same seeded operations; ns)" % k, k, by, floors,
                      "_floor", "W2_floor")
 
-    w3 = tp.get("W3_timeouts", {})
-    if w3:
-        base = w3.get(BASE, {}).get("")
-        md.append("**W3 network timeouts** (10^6 live 30 s timeouts, reschedule a random one per op, 1 ms every 1000 ops)")
+    def w3_table(workload, title, csv_name):
+        by = tp.get(workload, {})
+        if not by:
+            return
+        base = by.get(BASE, {}).get("")
+        md.append(title)
         md.append("")
         md.append("| structure | ns per op | bytes per timer (malloc, at the end) |")
         md.append("|---|---|---|")
-        for s in structures_in(w3):
-            c = w3[s][""]
+        for s in structures_in(by):
+            c = by[s][""]
             md.append("| `%s` | %s%s | %s |" % (s, fmt(c["ns_per_op"]), ratio(c["ns_per_op"], base and base["ns_per_op"]),
                                                fmt(c["bytes_per_timer"])))
-            rows.append(["W3", "", s, "ns_per_op", c["ns_per_op"]])
-            rows.append(["W3", "", s, "bytes_per_timer", c["bytes_per_timer"]])
+            rows.append([csv_name, "", s, "ns_per_op", c["ns_per_op"]])
+            rows.append([csv_name, "", s, "bytes_per_timer", c["bytes_per_timer"]])
         md.append("")
 
-    w3r = tp.get("W3_random_timeouts", {})
-    if w3r:
-        base = w3r.get(BASE, {}).get("")
-        md.append("**W3 with random timeouts** (as W3, but each reschedule and re-arm draws its timeout in [1 s, 101 s): "
-                  "timers move between slot lists)")
-        md.append("")
-        md.append("| structure | ns per op | bytes per timer (malloc, at the end) |")
-        md.append("|---|---|---|")
-        for s in structures_in(w3r):
-            c = w3r[s][""]
-            md.append("| `%s` | %s%s | %s |" % (s, fmt(c["ns_per_op"]), ratio(c["ns_per_op"], base and base["ns_per_op"]),
-                                               fmt(c["bytes_per_timer"])))
-            rows.append(["W3_random", "", s, "ns_per_op", c["ns_per_op"]])
-            rows.append(["W3_random", "", s, "bytes_per_timer", c["bytes_per_timer"]])
-        md.append("")
+    w3_table("W3_timeouts", "**W3 network timeouts** (10^6 live 30 s timeouts, reschedule a random one per op, 1 ms every "
+             "1000 ops)", "W3")
+    w3_table("W3_random_timeouts", "**W3 with random timeouts** (as W3, but each reschedule and re-arm draws its timeout "
+             "in [1 s, 101 s): timers move between slot lists)", "W3_random")
 
     if backtest:
         # One table, a column of events/s for each size (smallest first), and the peak RSS of the largest.
