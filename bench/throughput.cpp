@@ -131,16 +131,20 @@ std::vector<bench::handle_of<Q>> start_timeouts(Q& q, std::size_t live) {
   return handles;
 }
 
+// W3's size: live timers, and reschedules measured.
+constexpr std::size_t timeouts_live = 1'000'000;
+constexpr std::size_t timeouts_ops = 5'000'000;
+
 // min_heap's runs of the W3 loop (itself cross-checked by the tests): the reference, computed once for every
 // structure.
-const checksum& timeouts_reference(bool random, std::size_t live, std::size_t ops) {
-  static const std::array<checksum, 2> runs = [live, ops] {
+const checksum& timeouts_reference(bool random) {
+  static const std::array<checksum, 2> runs = [] {
     std::array<checksum, 2> both;
     for (const bool with_random : {false, true}) {
       timing_wheel::min_heap<payload> reference;
-      auto handles = start_timeouts(reference, live);
+      auto handles = start_timeouts(reference, timeouts_live);
       double unused = 0;
-      both[with_random ? 1 : 0] = run_timeouts(reference, handles, ops, unused, with_random, [] {});
+      both[with_random ? 1 : 0] = run_timeouts(reference, handles, timeouts_ops, unused, with_random, [] {});
     }
     return both;
   }();
@@ -150,9 +154,9 @@ const checksum& timeouts_reference(bool random, std::size_t live, std::size_t op
 template <class S>
 void timeouts(benchmark::State& state, bool random) {
   using Q = typename S::type;
-  constexpr std::size_t live = 1'000'000;
-  constexpr std::size_t ops = 5'000'000;
-  const checksum& expected = timeouts_reference(random, live, ops);
+  constexpr std::size_t live = timeouts_live;
+  constexpr std::size_t ops = timeouts_ops;
+  const checksum& expected = timeouts_reference(random);
   double ns = 0;
   double bytes = 0;
   for (auto _ : state) {
